@@ -1,0 +1,38 @@
+"""The `p4aqm` command: one entry point that dispatches to each part of the system."""
+
+import sys
+from collections.abc import Callable
+from importlib import import_module
+
+# Subcommand -> (module, help). Modules are imported lazily so that `p4aqm compile`
+# does not pay for gRPC and `p4aqm switch` does not pay for the compiler.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "compile": ("p4compiler.cli", "compile P4_16 to BMv2 JSON and P4Info (flags like p4c-bm2-ss)"),
+    "switch": ("p4switch.cli", "run the software switch (flags like simple_switch_grpc)"),
+    "controller": ("controller.cli", "push a pipeline and install entries from a YAML config"),
+}
+
+
+def _usage() -> str:
+    lines = ["usage: p4aqm <command> [options]", "", "commands:"]
+    lines += [f"  {name:<12} {help_text}" for name, (_, help_text) in SUBCOMMANDS.items()]
+    lines += ["", "Run 'p4aqm <command> --help' for a command's options."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in ("-h", "--help"):
+        print(_usage())
+        return 0 if args else 2
+    command, rest = args[0], args[1:]
+    if command not in SUBCOMMANDS:
+        print(f"p4aqm: error: unknown command '{command}'\n\n{_usage()}", file=sys.stderr)
+        return 2
+    module_name, _ = SUBCOMMANDS[command]
+    run: Callable[[list[str]], int] = import_module(module_name).main
+    return run(rest)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
