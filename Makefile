@@ -1,0 +1,30 @@
+# p4aqm developer targets. `scripts/setup.sh` creates .venv; everything here uses it.
+VENV    := .venv/bin
+P4AQM   := $(VENV)/p4aqm
+PROGRAMS := $(basename $(notdir $(wildcard p4src/*.p4)))
+OUTPUTS := $(foreach p,$(PROGRAMS),build/$(p).json)
+
+.PHONY: build test lint demo clean
+
+build: $(OUTPUTS)
+
+build/%.json: p4src/%.p4 $(wildcard p4src/include/*.p4) | build/
+	$(P4AQM) compile $< -o $@ --p4runtime-files build/$*.p4info.txtpb
+
+build/:
+	mkdir -p $@
+
+lint:
+	$(VENV)/ruff check .
+	$(VENV)/ruff format --check .
+	cd dataplane && cargo fmt --check && cargo clippy --quiet --all-targets -- -D warnings
+
+test: lint
+	cd dataplane && cargo test --quiet
+	$(VENV)/python -m pytest -q
+
+demo:
+	scripts/demo_l3.sh
+
+clean:
+	rm -rf build dataplane/target

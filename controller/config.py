@@ -1,0 +1,85 @@
+"""The controller's YAML configuration, validated with pydantic.
+
+Units are the ones a researcher writes: prefixes in CIDR, MACs in colon form,
+ports as the switch numbers them. Relative file paths are taken from the
+directory of the config file, so a config can travel with its programs.
+"""
+
+from ipaddress import IPv4Network
+from pathlib import Path
+from typing import Annotated
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+MacAddress = Annotated[
+    str, StringConstraints(pattern=r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$", strip_whitespace=True)
+]
+
+# v1model's egress_spec is bit<9>, and BMv2 reserves 511 as the drop port.
+MAX_PORT = 510
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SwitchTarget(_Strict):
+    grpc_addr: str = "127.0.0.1:9559"
+    device_id: int = Field(default=0, ge=0)
+    election_id: int = Field(default=1, ge=1)
+
+
+class PipelineFiles(_Strict):
+    p4info: Path
+    bmv2_json: Path
+
+
+class Route(_Strict):
+    prefix: IPv4Network
+    port: int = Field(ge=0, le=MAX_PORT)
+    dst_mac: MacAddress
+    src_mac: MacAddress
+
+
+class ControllerConfig(_Strict):
+    switch: SwitchTarget = SwitchTarget()
+    pipeline: PipelineFiles
+    routes: list[Route] = []
+
+
+class ConfigError(Exception):
+    """A config problem, already phrased as `file: where: what` lines."""
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "(top level)"
+
+
+def load_config(path: Path) -> ControllerConfig:
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc.strerror}") from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f"{mark.line + 1}:{mark.column + 1}" if mark else "?"
+        raise ConfigError(f"{path}:{where}: invalid YAML: {exc.problem}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: expected a mapping at the top level")
+    try:
+        config = ControllerConfig.model_validate(raw)
+    except ValidationError as exc:
+        lines = [f"{path}: {_location(err['loc'])}: {err['msg']}" for err in exc.errors()]
+        raise ConfigError("\n".join(lines)) from None
+    base = path.parent
+    pipeline = PipelineFiles(
+        p4info=base / config.pipeline.p4info, bmv2_json=base / config.pipeline.bmv2_json
+    )
+    for field, file in (("p4info", pipeline.p4info), ("bmv2_json", pipeline.bmv2_json)):
+        if not file.is_file():
+            raise ConfigError(f"{path}: pipeline.{field}: no such file: {file}")
+    return config.model_copy(update={"pipeline": pipeline})

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs everything p4aqm needs on a fresh Debian 12 machine, builds it, and runs
+# the L3 demo. Run as root from anywhere: scripts/setup.sh [--no-demo]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+run_demo=1
+[ "${1:-}" = "--no-demo" ] && run_demo=0
+
+say() { printf '\n== %s\n' "$*"; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || die "run as root: network namespaces, veths and apt need it"
+
+# cpp: the compiler preprocesses P4 like p4c does; iproute2/procps: namespaces, veths, sysctl;
+# ethtool: turning off veth offloads for traffic through a user-space switch.
+debian_packages=(cpp iproute2 procps ethtool)
+missing=()
+for pkg in "${debian_packages[@]}"; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    say "Debian packages: ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+fi
+
+command -v cargo >/dev/null || die "cargo not found: the switch's packet path is Rust (install rustup)"
+python=${PYTHON:-python3}
+"$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+    || die "$python is older than 3.11"
+
+say "Python environment (.venv), with the Rust packet path built by maturin"
+[ -x .venv/bin/python ] || "$python" -m venv .venv
+.venv/bin/pip install -q --upgrade pip
+.venv/bin/pip install -q -e ".[test]"
+
+# p4runtime-shell pins protobuf < 3.21, which cannot share a venv with finsy: the test
+# that drives our switch with it runs it, unchanged, from its own venv.
+say "p4runtime-shell environment (.venv-p4rtsh)"
+[ -x .venv-p4rtsh/bin/python ] || "$python" -m venv .venv-p4rtsh
+.venv-p4rtsh/bin/pip install -q p4runtime-shell==0.0.6
+
+say "P4 programs"
+make build
+
+if [ "$run_demo" -eq 1 ]; then
+    say "Demo: a route installed over P4Runtime, a packet forwarded through the switch"
+    scripts/demo_l3.sh
+fi
