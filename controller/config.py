@@ -5,11 +5,14 @@ ports as the switch numbers them. Relative file paths are taken from the
 directory of the config file, so a config can travel with its programs.
 """
 
+import json
 from ipaddress import IPv4Network
 from pathlib import Path
 from typing import Annotated
 
 import yaml
+from finsy.proto import p4i
+from google.protobuf import text_format
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 MacAddress = Annotated[
@@ -82,4 +85,20 @@ def load_config(path: Path) -> ControllerConfig:
     for field, file in (("p4info", pipeline.p4info), ("bmv2_json", pipeline.bmv2_json)):
         if not file.is_file():
             raise ConfigError(f"{path}: pipeline.{field}: no such file: {file}")
+    _check_pipeline(path, pipeline)
     return config.model_copy(update={"pipeline": pipeline})
+
+
+def _check_pipeline(path: Path, pipeline: PipelineFiles) -> None:
+    """Reject unusable pipeline files here, where the config can be named, not in the client."""
+    p4info = p4i.P4Info()
+    try:
+        text_format.Parse(pipeline.p4info.read_text(), p4info)
+    except text_format.ParseError as exc:
+        raise ConfigError(f"{path}: pipeline.p4info: not a P4Info text protobuf: {exc}") from None
+    if not p4info.tables and not p4info.actions:
+        raise ConfigError(f"{path}: pipeline.p4info: {pipeline.p4info} has no tables or actions")
+    try:
+        json.loads(pipeline.bmv2_json.read_bytes())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: pipeline.bmv2_json: not a BMv2 JSON file: {exc}") from None
