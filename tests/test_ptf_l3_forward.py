@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from conftest import REPO, CompiledProgram
 from netlab import TestNetwork, list_namespaces, remove_stale_namespaces
 
