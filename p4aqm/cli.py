@@ -9,6 +9,7 @@ from importlib import import_module
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "compile": ("p4compiler.cli", "compile P4_16 to BMv2 JSON and P4Info (flags like p4c-bm2-ss)"),
     "switch": ("p4switch.cli", "run the software switch (flags like simple_switch_grpc)"),
+    "stf": ("p4aqm.stf.cli", "run an STF packet test (p4c's format) on the switch"),
     "controller": ("controller.cli", "push a pipeline and install entries from a YAML config"),
 }
 

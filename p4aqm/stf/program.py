@@ -1,0 +1,90 @@
+"""What an STF runner needs to know of a BMv2 JSON program: tables, their keys and actions.
+
+STF names tables, key fields and actions the way p4c's own runner resolves them: the
+full name, or a unique suffix of it (`ipv4_lpm` for `MyIngress.ipv4_lpm`).
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+
+class ProgramError(Exception):
+    """A name in the test that the program does not have, or has more than once."""
+
+
+@dataclass(frozen=True)
+class KeyField:
+    names: tuple[str, ...]  # the spellings a test may use: JSON key name and target
+    match_type: str
+    bitwidth: int
+
+
+@dataclass(frozen=True)
+class Action:
+    name: str
+    params: tuple[tuple[str, int], ...]  # (name, bitwidth) in call order
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    keys: tuple[KeyField, ...]
+    actions: tuple[Action, ...]
+
+
+def _resolve(kind: str, wanted: str, candidates: dict[str, Any], where: str = "") -> Any:
+    if wanted in candidates:
+        return candidates[wanted]
+    found = [name for name in candidates if name.endswith("." + wanted)]
+    if len(found) == 1:
+        return candidates[found[0]]
+    place = f" in {where}" if where else ""
+    if found:
+        raise ProgramError(f"{kind} '{wanted}' is ambiguous{place}: {', '.join(sorted(found))}")
+    raise ProgramError(f"no {kind} '{wanted}'{place}")
+
+
+class Program:
+    def __init__(self, bmv2: dict[str, Any]) -> None:
+        widths = self._field_widths(bmv2)
+        actions = {
+            a["id"]: Action(a["name"], tuple((p["name"], p["bitwidth"]) for p in a["runtime_data"]))
+            for a in bmv2["actions"]
+        }
+        self.tables: dict[str, Table] = {}
+        for pipeline in bmv2["pipelines"]:
+            for table in pipeline["tables"]:
+                keys = tuple(self._key(k, widths) for k in table["key"])
+                table_actions = tuple(actions[i] for i in table["action_ids"])
+                self.tables[table["name"]] = Table(table["name"], keys, table_actions)
+
+    @staticmethod
+    def _field_widths(bmv2: dict[str, Any]) -> dict[tuple[str, str], int]:
+        types = {t["name"]: t for t in bmv2["header_types"]}
+        widths = {}
+        for header in bmv2["headers"]:
+            for field_name, width, *_ in types[header["header_type"]]["fields"]:
+                widths[(header["name"], field_name)] = width
+        return widths
+
+    @staticmethod
+    def _key(key: dict[str, Any], widths: dict[tuple[str, str], int]) -> KeyField:
+        target = key["target"]
+        if key["match_type"] == "valid":
+            width, dotted = 1, f"{target}.$valid$"
+        else:
+            width, dotted = widths[tuple(target)], ".".join(target)
+        names = tuple(dict.fromkeys(n for n in (key.get("name"), dotted) if n))
+        return KeyField(names, key["match_type"], width)
+
+    def table(self, name: str) -> Table:
+        return _resolve("table", name, self.tables)
+
+    @staticmethod
+    def action(table: Table, name: str) -> Action:
+        return _resolve("action", name, {a.name: a for a in table.actions}, f"table {table.name}")
+
+    @staticmethod
+    def key_field(table: Table, name: str) -> KeyField:
+        spellings = {spelling: key for key in table.keys for spelling in key.names}
+        return _resolve("key field", name, spellings, f"table {table.name}")
