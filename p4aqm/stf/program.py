@@ -36,7 +36,8 @@ def _resolve(kind: str, wanted: str, candidates: dict[str, Any], where: str = ""
     if wanted in candidates:
         return candidates[wanted]
     found = [name for name in candidates if name.endswith("." + wanted)]
-    if len(found) == 1:
+    # Several spellings of one object (a key's name and its target) are not ambiguous.
+    if found and all(candidates[name] is candidates[found[0]] for name in found):
         return candidates[found[0]]
     place = f" in {where}" if where else ""
     if found:

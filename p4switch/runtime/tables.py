@@ -1,0 +1,347 @@
+"""Table entries: P4Runtime TableEntry messages checked, stored and applied to the dataplane.
+
+The store is the source of truth for reads: the dataplane only returns handles, so every
+entry written is kept here in canonical form, keyed by its match key and priority (two
+entries with the same key and priority are the same entry for P4Runtime).
+"""
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TypeVar
+
+import grpc
+from finsy.proto import p4i, p4r
+
+from p4switch.runtime.codec import canonical, decode_uint, encode_uint
+from p4switch.runtime.dataplane import DataplaneApi
+from p4switch.runtime.errors import P4RuntimeError, invalid, not_found, unimplemented
+from p4switch.runtime.pipeline import ActionInfo, Pipeline, TableInfo
+
+# A match key: (field id, serialized canonical FieldMatch) per field that is not a wildcard.
+MatchKey = tuple[tuple[int, bytes], ...]
+_T = TypeVar("_T")
+
+
+@dataclass
+class _Stored:
+    handle: int
+    entry: p4r.TableEntry
+
+
+class TableStore:
+    """The entries of every table of one pipeline, mirrored into the dataplane."""
+
+    def __init__(self, dataplane: DataplaneApi, pipeline: Pipeline) -> None:
+        self._dp = dataplane
+        self._pipeline = pipeline
+        self._entries: dict[int, dict[tuple[int, MatchKey], _Stored]] = {
+            table_id: {} for table_id in pipeline.tables
+        }
+        self._defaults = {t.id: self._initial_default(t) for t in pipeline.tables.values()}
+
+    @property
+    def pipeline(self) -> Pipeline:
+        return self._pipeline
+
+    # -- writes ------------------------------------------------------------------------
+
+    def write(self, update_type: int, entry: p4r.TableEntry) -> None:
+        """Apply one INSERT, MODIFY or DELETE; raise P4RuntimeError if it is refused."""
+        table = self._pipeline.table(entry.table_id)
+        if table.is_const:
+            raise P4RuntimeError(
+                grpc.StatusCode.PERMISSION_DENIED, f"table '{table.name}' is const"
+            )
+        if (
+            entry.HasField("meter_config")
+            or entry.HasField("counter_data")
+            or entry.HasField("meter_counter_data")
+        ):
+            raise unimplemented("direct counters and meters are not supported")
+        if entry.idle_timeout_ns:
+            raise invalid(f"table '{table.name}' does not support idle timeouts")
+        if entry.is_default_action:
+            self._write_default(update_type, table, entry)
+        elif update_type == p4r.Update.INSERT:
+            self._insert(table, entry)
+        elif update_type == p4r.Update.MODIFY:
+            self._modify(table, entry)
+        elif update_type == p4r.Update.DELETE:
+            self._delete(table, entry)
+        else:
+            raise invalid(f"update type {update_type} is not INSERT, MODIFY or DELETE")
+
+    def _insert(self, table: TableInfo, entry: p4r.TableEntry) -> None:
+        matches, key = self._match(table, entry.match)
+        _check_priority(table, entry.priority)
+        entries = self._entries[table.id]
+        if (entry.priority, key) in entries:
+            raise P4RuntimeError(
+                grpc.StatusCode.ALREADY_EXISTS,
+                f"table '{table.name}' already has an entry with this match key and priority",
+            )
+        if table.size and len(entries) >= table.size:
+            raise P4RuntimeError(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"table '{table.name}' is full ({table.size} entries)",
+            )
+        action, args, action_msg = self._action(table, entry, default=False)
+        handle = _call(
+            self._dp.table_add,
+            table.name,
+            [m[1] for m in matches],
+            action.name,
+            args,
+            entry.priority,
+        )
+        stored = p4r.TableEntry(
+            table_id=table.id,
+            match=[m[0] for m in matches if m[0] is not None],
+            action=action_msg,
+            priority=entry.priority,
+            controller_metadata=entry.controller_metadata,
+            metadata=entry.metadata,
+        )
+        entries[(entry.priority, key)] = _Stored(handle, stored)
+
+    def _modify(self, table: TableInfo, entry: p4r.TableEntry) -> None:
+        _, stored = self._find(table, entry)
+        action, args, action_msg = self._action(table, entry, default=False)
+        _call(self._dp.table_modify, table.name, stored.handle, action.name, args)
+        stored.entry.action.CopyFrom(action_msg)
+        stored.entry.controller_metadata = entry.controller_metadata
+        stored.entry.metadata = entry.metadata
+
+    def _delete(self, table: TableInfo, entry: p4r.TableEntry) -> None:
+        key, stored = self._find(table, entry)
+        _call(self._dp.table_delete, table.name, stored.handle)
+        del self._entries[table.id][key]
+
+    def _find(
+        self, table: TableInfo, entry: p4r.TableEntry
+    ) -> tuple[tuple[int, MatchKey], _Stored]:
+        _, match_key = self._match(table, entry.match)
+        _check_priority(table, entry.priority)
+        key = (entry.priority, match_key)
+        stored = self._entries[table.id].get(key)
+        if stored is None:
+            raise not_found(f"table '{table.name}' has no entry with this match key and priority")
+        return key, stored
+
+    def _write_default(self, update_type: int, table: TableInfo, entry: p4r.TableEntry) -> None:
+        if update_type != p4r.Update.MODIFY:
+            raise invalid(f"table '{table.name}': the default entry can only be modified")
+        if entry.match or entry.priority:
+            raise invalid(f"table '{table.name}': the default entry has no match or priority")
+        if table.const_default_action_id:
+            raise P4RuntimeError(
+                grpc.StatusCode.PERMISSION_DENIED,
+                f"table '{table.name}' has a const default action",
+            )
+        if entry.HasField("action"):
+            action, args, action_msg = self._action(table, entry, default=True)
+            new_default = p4r.TableEntry(
+                table_id=table.id, action=action_msg, is_default_action=True
+            )
+        elif table.initial_default is not None:
+            # MODIFY without an action restores the program's default action.
+            new_default = self._initial_default(table)
+            action = self._pipeline.action(table.initial_default[0])
+            args = list(table.initial_default[1])
+        else:
+            raise invalid(f"table '{table.name}': no initial default action to restore")
+        _call(self._dp.table_set_default, table.name, action.name, args)
+        self._defaults[table.id] = new_default
+
+    def _initial_default(self, table: TableInfo) -> p4r.TableEntry:
+        entry = p4r.TableEntry(table_id=table.id, is_default_action=True)
+        if table.initial_default is not None:
+            action_id, args = table.initial_default
+            entry.action.action.action_id = action_id
+            for param, value in zip(self._pipeline.action(action_id).params, args, strict=True):
+                entry.action.action.params.add(param_id=param.id, value=value)
+        return entry
+
+    # -- reads -------------------------------------------------------------------------
+
+    def read(self, query: p4r.TableEntry) -> Iterator[p4r.TableEntry]:
+        """The stored entries that `query` selects (P4Runtime wildcard read rules)."""
+        if query.table_id == 0:
+            if query.match or query.priority:
+                raise invalid("a read of all tables (table_id 0) cannot filter on match fields")
+            tables = list(self._pipeline.tables.values())
+        else:
+            tables = [self._pipeline.table(query.table_id)]
+        if query.is_default_action:
+            for table in tables:
+                yield _copy(self._defaults[table.id])
+            return
+        for table in tables:
+            key = self._match(table, query.match)[1] if query.match else None
+            for (priority, entry_key), stored in self._entries[table.id].items():
+                if key is not None and entry_key != key:
+                    continue
+                if query.priority and priority != query.priority:
+                    continue
+                yield _copy(stored.entry)
+
+    # -- checks and translation --------------------------------------------------------
+
+    def _match(
+        self, table: TableInfo, match: list[p4r.FieldMatch]
+    ) -> tuple[list[tuple[p4r.FieldMatch | None, tuple]], MatchKey]:
+        """Per field in dataplane order, (canonical FieldMatch or None, dataplane key tuple),
+        and the store key."""
+        given: dict[int, p4r.FieldMatch] = {}
+        for fm in match:
+            if fm.field_id not in table.fields_by_id:
+                raise invalid(f"table '{table.name}' has no match field with id {fm.field_id}")
+            if fm.field_id in given:
+                raise invalid(f"table '{table.name}': match field id {fm.field_id} given twice")
+            given[fm.field_id] = fm
+        result = []
+        for field in table.fields:
+            fm = given.get(field.id)
+            what = f"table '{table.name}' field '{field.name}'"
+            kind = fm.WhichOneof("field_match_type") if fm is not None else None
+            if fm is not None and kind != field.match_type:
+                raise invalid(f"{what}: is a {field.match_type} match, got {kind}")
+            result.append(_field_match(field.match_type, field.bitwidth, fm, what))
+        key = tuple((m.field_id, m.SerializeToString(deterministic=True)) for m, _ in result if m)
+        return result, key
+
+    def _action(
+        self, table: TableInfo, entry: p4r.TableEntry, default: bool
+    ) -> tuple[ActionInfo, list[bytes], p4r.TableAction]:
+        kind = entry.action.WhichOneof("type") if entry.HasField("action") else None
+        if kind is None:
+            raise invalid(f"table '{table.name}': the entry has no action")
+        if kind != "action":
+            raise invalid(f"table '{table.name}' has no action profile, got {kind}")
+        msg = entry.action.action
+        scope = table.action_scopes.get(msg.action_id)
+        if scope is None:
+            raise invalid(f"table '{table.name}' has no action with id {msg.action_id}")
+        action = self._pipeline.action(msg.action_id)
+        if default and scope == p4i.ActionRef.TABLE_ONLY:
+            raise invalid(f"action '{action.name}' cannot be the default of '{table.name}'")
+        if not default and scope == p4i.ActionRef.DEFAULT_ONLY:
+            raise invalid(f"action '{action.name}' is only a default action of '{table.name}'")
+        given: dict[int, bytes] = {}
+        for param in msg.params:
+            info = action.param(param.param_id)
+            if info is None:
+                raise invalid(f"action '{action.name}' has no parameter with id {param.param_id}")
+            if param.param_id in given:
+                raise invalid(f"action '{action.name}': parameter '{info.name}' given twice")
+            given[param.param_id] = canonical(
+                param.value, info.bitwidth, f"action '{action.name}' parameter '{info.name}'"
+            )
+        missing = [p.name for p in action.params if p.id not in given]
+        if missing:
+            raise invalid(f"action '{action.name}': missing parameter(s) {', '.join(missing)}")
+        args = [given[p.id] for p in action.params]
+        action_msg = p4r.TableAction(
+            action=p4r.Action(
+                action_id=action.id,
+                params=[p4r.Action.Param(param_id=p.id, value=given[p.id]) for p in action.params],
+            )
+        )
+        return action, args, action_msg
+
+
+def _field_match(
+    match_type: str, bitwidth: int, fm: p4r.FieldMatch | None, what: str
+) -> tuple[p4r.FieldMatch | None, tuple]:
+    """One field: its canonical FieldMatch (None for a wildcard) and its dataplane key.
+
+    P4Runtime requires don't-care fields to be omitted, so a zero prefix length, a zero
+    mask or a full range is refused rather than silently taken as a wildcard.
+    """
+    full = (1 << bitwidth) - 1
+    if fm is None:
+        if match_type == "exact":
+            raise invalid(f"{what}: exact match field is missing")
+        wildcard = {
+            "lpm": ("lpm", b"\x00", 0),
+            "ternary": ("ternary", b"\x00", b"\x00"),
+            "optional": ("ternary", b"\x00", b"\x00"),
+            "range": ("range", b"\x00", encode_uint(full)),
+        }
+        return None, wildcard[match_type]
+    if match_type == "exact":
+        value = canonical(fm.exact.value, bitwidth, what)
+        return p4r.FieldMatch(field_id=fm.field_id, exact={"value": value}), ("exact", value)
+    if match_type == "lpm":
+        plen = fm.lpm.prefix_len
+        if not 0 < plen <= bitwidth:
+            raise invalid(
+                f"{what}: prefix length {plen} is not in 1..{bitwidth} "
+                "(omit the field for a wildcard)"
+            )
+        number = decode_uint(fm.lpm.value, bitwidth, what)
+        if number & (full >> plen):
+            raise invalid(f"{what}: value has bits set beyond the /{plen} prefix")
+        value = encode_uint(number)
+        return (
+            p4r.FieldMatch(field_id=fm.field_id, lpm={"value": value, "prefix_len": plen}),
+            ("lpm", value, plen),
+        )
+    if match_type == "ternary":
+        number = decode_uint(fm.ternary.value, bitwidth, what)
+        mask = decode_uint(fm.ternary.mask, bitwidth, f"{what} mask")
+        if mask == 0:
+            raise invalid(f"{what}: mask is zero (omit the field for a wildcard)")
+        if number & ~mask:
+            raise invalid(f"{what}: value has bits set outside the mask")
+        value, mask_bytes = encode_uint(number), encode_uint(mask)
+        return (
+            p4r.FieldMatch(field_id=fm.field_id, ternary={"value": value, "mask": mask_bytes}),
+            ("ternary", value, mask_bytes),
+        )
+    if match_type == "range":
+        low = decode_uint(fm.range.low, bitwidth, f"{what} low")
+        high = decode_uint(fm.range.high, bitwidth, f"{what} high")
+        if low > high:
+            raise invalid(f"{what}: range low {low:#x} is above high {high:#x}")
+        if low == 0 and high == full:
+            raise invalid(f"{what}: full range (omit the field for a wildcard)")
+        low_b, high_b = encode_uint(low), encode_uint(high)
+        return (
+            p4r.FieldMatch(field_id=fm.field_id, range={"low": low_b, "high": high_b}),
+            ("range", low_b, high_b),
+        )
+    value = canonical(fm.optional.value, bitwidth, what)
+    return (
+        p4r.FieldMatch(field_id=fm.field_id, optional={"value": value}),
+        ("ternary", value, encode_uint(full)),
+    )
+
+
+def _check_priority(table: TableInfo, priority: int) -> None:
+    if table.needs_priority and priority <= 0:
+        raise invalid(
+            f"table '{table.name}' has ternary, range or optional fields: "
+            "entries need a priority > 0"
+        )
+    if not table.needs_priority and priority != 0:
+        raise invalid(
+            f"table '{table.name}' has no ternary, range or optional field: priority must be 0"
+        )
+
+
+def _copy(entry: p4r.TableEntry) -> p4r.TableEntry:
+    """A copy for a reader, so that later writes do not change what was read."""
+    result = p4r.TableEntry()
+    result.CopyFrom(entry)
+    return result
+
+
+def _call(method: Callable[..., _T], *args: object) -> _T:
+    """Call the dataplane, turning its KeyError/ValueError into P4Runtime codes."""
+    try:
+        return method(*args)
+    except KeyError as exc:
+        raise not_found(f"dataplane: {exc.args[0] if exc.args else exc}") from None
+    except ValueError as exc:
+        raise invalid(f"dataplane: {exc}") from None
