@@ -1,0 +1,277 @@
+"""P4 expressions as BMv2 JSON expression trees (behavioral-model JSON_format.md).
+
+BMv2 computes on arbitrary-precision integers, so every operation that can overflow its
+P4 width is masked back (`&` with 2^W-1, or `two_comp_mod` for signed values), as p4c
+does.  Booleans are a separate kind in BMv2 expressions: a bool stored in a field is
+data and is read through `d2b`; a boolean written to a field goes through `b2d`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from p4compiler import ast
+from p4compiler import types as t
+from p4compiler.backend.storage import (
+    FieldRef,
+    HeaderRef,
+    Layout,
+    Location,
+    StackRef,
+    StructRef,
+)
+from p4compiler.diagnostics import CompileError
+from p4compiler.typecheck import Symbol, const_value
+
+Json = dict[str, Any]
+
+_WRAPPED = ("+", "-", "*", "<<")
+_COMPARE = ("==", "!=", "<", ">", "<=", ">=")
+
+
+def hexstr(value: int, width: int | None) -> str:
+    """p4c's spelling: whole bytes of hex digits, a leading '-' for negative values."""
+    digits = max(1, ((width or max(abs(value).bit_length(), 1)) + 7) // 8) * 2
+    sign = "-" if value < 0 else ""
+    return f"{sign}0x{abs(value):0{digits}x}"
+
+
+def node(kind: str, value: Any) -> Json:
+    return {"type": kind, "value": value}
+
+
+def op(name: str, left: Json | None, right: Json | None, **extra: Json) -> Json:
+    return node("expression", {"op": name, "left": left, "right": right, **extra})
+
+
+def field_node(ref: FieldRef) -> Json:
+    return node("field", [ref.instance, ref.field])
+
+
+class ExpressionEncoder:
+    def __init__(
+        self,
+        layout: Layout,
+        roots: dict[int, Any],
+        runtime_data: dict[int, int] | None = None,
+        bindings: dict[int, ast.Expression] | None = None,
+    ) -> None:
+        self.layout = layout
+        # id(Parameter or VariableDeclaration) -> root key in the layout.
+        self.roots = roots
+        self.runtime_data = runtime_data or {}
+        # id(Parameter) -> argument, for the parameters of an inlined action call.
+        self.bindings = bindings or {}
+
+    def with_bindings(self, bindings: dict[int, ast.Expression]) -> ExpressionEncoder:
+        return ExpressionEncoder(
+            self.layout, self.roots, self.runtime_data, {**self.bindings, **bindings}
+        )
+
+    def bound(self, e: ast.Expression) -> ast.Expression | None:
+        if isinstance(e, ast.Name) and isinstance(e.ref, Symbol):
+            return self.bindings.get(id(e.ref.decl))
+        return None
+
+    # ---- locations -----------------------------------------------------------------
+
+    def locate(self, e: ast.Expression) -> Location | int:
+        """Storage of an l-value; an int is an index into the action's runtime data."""
+        if (arg := self.bound(e)) is not None:
+            return self.locate(arg)
+        if isinstance(e, ast.Name) and isinstance(e.ref, Symbol):
+            # Storage is keyed by the declaring node, which all uses of a name share.
+            key = id(e.ref.decl)
+            if key in self.runtime_data:
+                return self.runtime_data[key]
+            if key in self.roots:
+                return self._lookup(self.roots[key], (), e)
+        if isinstance(e, ast.Index):
+            stack = self.locate(e.expr)
+            index = const_value(e.index)
+            if isinstance(stack, StackRef) and isinstance(index, int):
+                return HeaderRef(f"{stack.name}[{index}]")
+        if isinstance(e, ast.Member) and e.ref is None:
+            base = self.locate(e.expr)
+            if isinstance(base, StackRef):
+                raise CompileError(e.pos, f"'{e.member}' of a stack is only supported in extract")
+            if isinstance(base, HeaderRef):
+                return FieldRef(base.instance, e.member)
+            if isinstance(base, StructRef):
+                return self._lookup(base.root, (*base.path, e.member), e)
+        raise CompileError(e.pos, "this expression is not supported here yet")
+
+    def _lookup(self, root: Any, path: tuple[str, ...], e: ast.Expression) -> Location:
+        loc = self.layout.locations.get((root, path))
+        if loc is None:
+            raise CompileError(e.pos, "this value has no storage in the BMv2 program")
+        return loc
+
+    def is_storage(self, e: ast.Expression) -> bool:
+        """A variable, parameter or field (as opposed to a computed value)."""
+        if (arg := self.bound(e)) is not None:
+            return self.is_storage(arg)
+        if isinstance(e, ast.Name):
+            return isinstance(e.ref, Symbol) and e.ref.kind in ("param", "var")
+        if isinstance(e, ast.Index):
+            return self.is_storage(e.expr)
+        return isinstance(e, ast.Member) and e.ref is None and self.is_storage(e.expr)
+
+    def lvalue(self, e: ast.Expression) -> Json:
+        loc = self.locate(e)
+        if isinstance(loc, FieldRef):
+            return field_node(loc)
+        if isinstance(loc, HeaderRef):
+            return node("header", loc.instance)
+        if isinstance(loc, StackRef):
+            return node("header_stack", loc.name)
+        raise CompileError(e.pos, "cannot assign to this expression")
+
+    # ---- values --------------------------------------------------------------------
+
+    def data(self, e: ast.Expression) -> Json:
+        """`e` as data (integers; a bool becomes 0 or 1)."""
+        if (arg := self.bound(e)) is not None:
+            return self.data(arg)
+        if isinstance(e.type, t.Bool):
+            if self.is_storage(e):
+                loc = self.locate(e)
+                if isinstance(loc, FieldRef):
+                    return field_node(loc)
+            return op("b2d", None, self.boolean(e))
+        return self.value(e)
+
+    def boolean(self, e: ast.Expression) -> Json:
+        if not isinstance(e.type, t.Bool):
+            raise CompileError(e.pos, f"expected a bool, found {e.type}")
+        return self.value(e)
+
+    def value(self, e: ast.Expression) -> Json:
+        if (arg := self.bound(e)) is not None:
+            return self.value(arg)
+        ty = e.type
+        c = const_value(e)
+        if c is not None:
+            if isinstance(c, bool):
+                return node("bool", c)
+            return node(
+                "hexstr", hexstr(c, t.width_of(ty) if not isinstance(ty, t.InfInt) else None)
+            )
+        if self.is_storage(e):
+            loc = self.locate(e)
+            if isinstance(loc, int):
+                return node("runtime_data", loc)
+            if isinstance(loc, HeaderRef):
+                return node("header", loc.instance)
+            if isinstance(loc, StackRef):
+                return node("header_stack", loc.name)
+            if isinstance(loc, StructRef):
+                raise CompileError(e.pos, "struct values are not supported here yet")
+            f = field_node(loc)
+            return op("d2b", None, f) if isinstance(ty, t.Bool) else f
+        if isinstance(e, ast.Call):
+            return self.call(e)
+        if isinstance(e, ast.Binary):
+            return self.binary(e)
+        if isinstance(e, ast.Unary):
+            return self.unary(e)
+        if isinstance(e, ast.Ternary):
+            then, otherwise = self.data(e.then), self.data(e.otherwise)
+            if isinstance(ty, t.Bool):
+                then, otherwise = self.value(e.then), self.value(e.otherwise)
+            return op("?", then, otherwise, cond=self.boolean(e.cond))
+        if isinstance(e, ast.Cast):
+            return self.cast(e)
+        if isinstance(e, ast.Slice):
+            lo = const_value(e.lo)
+            assert isinstance(lo, int) and isinstance(ty, t.Bits)
+            shifted = (
+                op(">>", self.data(e.expr), node("hexstr", hexstr(lo, 32)))
+                if lo
+                else self.data(e.expr)
+            )
+            return self.wrap(shifted, ty)
+        raise CompileError(e.pos, f"{type(e).__name__} is not supported in BMv2 expressions yet")
+
+    def call(self, e: ast.Call) -> Json:
+        sym = e.ref
+        if isinstance(sym, Symbol) and sym.kind == "builtin" and sym.name == "isValid":
+            assert isinstance(e.func, ast.Member)
+            loc = self.locate(e.func.expr)
+            if not isinstance(loc, HeaderRef):
+                raise CompileError(e.pos, "isValid() of this expression is not supported yet")
+            return op("d2b", None, node("field", [loc.instance, "$valid$"]))
+        if isinstance(sym, Symbol) and sym.kind == "function":
+            # A function whose body is `return expr;` is inlined as that expression.
+            decl: ast.FunctionDeclaration = sym.decl
+            body = decl.body.stmts
+            params = decl.prototype.params
+            if (
+                len(body) == 1
+                and isinstance(body[0], ast.ReturnStatement)
+                and body[0].value is not None
+                and all(p.direction in ("", "in") for p in params)
+            ):
+                bindings = {id(p): a.value for p, a in zip(params, e.args, strict=True)}
+                return self.with_bindings(bindings).value(body[0].value)
+            raise CompileError(
+                e.pos, "only functions of the form `return expression;` are supported yet"
+            )
+        raise CompileError(e.pos, "calls with a value are not supported in expressions yet")
+
+    def wrap(self, n: Json, ty: t.Type) -> Json:
+        if not isinstance(ty, t.Bits):
+            return n
+        if ty.signed:
+            return op("two_comp_mod", n, node("hexstr", hexstr(ty.width, 32)))
+        return op("&", n, node("hexstr", hexstr((1 << ty.width) - 1, ty.width)))
+
+    def binary(self, e: ast.Binary) -> Json:
+        if e.op in ("&&", "||"):
+            return op("and" if e.op == "&&" else "or", self.boolean(e.left), self.boolean(e.right))
+        left, right = self.data(e.left), self.data(e.right)
+        if e.op in ("|+|", "|-|") and isinstance(e.type, t.Bits):
+            # BMv2 computes the exact sum or difference, then clamps it to the type's range.
+            exact = op("+" if e.op == "|+|" else "-", left, right)
+            cast = "sat_cast" if e.type.signed else "usat_cast"
+            return op(cast, exact, node("hexstr", hexstr(e.type.width, 32)))
+        if e.op == "++":
+            lt, rt = e.left.type, e.right.type
+            assert isinstance(lt, t.Bits) and isinstance(rt, t.Bits)
+            shifted = op("<<", left, node("hexstr", hexstr(rt.width, 32)))
+            return op(
+                "|",
+                self.wrap(shifted, t.Bits(lt.width + rt.width)),
+                self.wrap(right, t.Bits(rt.width)),
+            )
+        result = op(e.op, left, right)
+        if e.op in _COMPARE:
+            return result
+        if e.op in _WRAPPED:
+            return self.wrap(result, e.type)
+        return result
+
+    def unary(self, e: ast.Unary) -> Json:
+        if e.op == "!":
+            return op("not", None, self.boolean(e.operand))
+        if e.op == "+":
+            return self.data(e.operand)
+        if e.op == "~":
+            return self.wrap(op("~", None, self.data(e.operand)), e.type)
+        zero = node("hexstr", hexstr(0, t.width_of(e.type)))
+        return self.wrap(op("-", zero, self.data(e.operand)), e.type)
+
+    def cast(self, e: ast.Cast) -> Json:
+        src, dst = e.expr.type, e.type
+        if isinstance(dst, t.Bool):
+            return op("d2b", None, self.data(e.expr))
+        if isinstance(src, t.Bool):
+            return op("b2d", None, self.boolean(e.expr))
+        inner = self.data(e.expr)
+        if (
+            isinstance(src, t.Bits)
+            and isinstance(dst, t.Bits)
+            and (dst.width < src.width or dst.signed != src.signed)
+        ):
+            return self.wrap(inner, dst)
+        return inner

@@ -1,0 +1,298 @@
+"""v1model externs in BMv2: instances become arrays, calls become primitives.
+
+The primitive names and parameter orders are those simple_switch implements
+(behavioral-model targets/simple_switch/primitives.cpp, as p4c's v1model back end
+emits them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from p4compiler import ast
+from p4compiler import types as t
+from p4compiler.backend.expressions import ExpressionEncoder, Json, hexstr, node
+from p4compiler.backend.storage import FieldRef, StructRef
+from p4compiler.diagnostics import CompileError
+from p4compiler.typecheck import Symbol, const_value
+
+
+@dataclass
+class ExternTables:
+    """The JSON arrays that extern instances and calls add to the program."""
+
+    register_arrays: list[Json] = field(default_factory=list)
+    counter_arrays: list[Json] = field(default_factory=list)
+    meter_arrays: list[Json] = field(default_factory=list)
+    calculations: list[Json] = field(default_factory=list)
+    learn_lists: list[Json] = field(default_factory=list)
+    # Digest name -> its struct type, for P4Info's type_info.
+    digest_types: dict[str, t.StructLike] = field(default_factory=dict)
+    # (control instance path, id(Instantiation)) -> (JSON array kind, qualified name);
+    # `scope` is the path of the control being compiled.
+    instances: dict[tuple[str, int], tuple[str, str]] = field(default_factory=dict)
+    scope: str = ""
+    # Counter name -> CounterType member; BMv2 counts both, P4Info reports the unit.
+    counter_units: dict[str, str] = field(default_factory=dict)
+    # Direct meter name -> MeterType member, and the field its read() writes the color to.
+    meter_types: dict[str, str] = field(default_factory=dict)
+    direct_meter_targets: dict[str, list[str]] = field(default_factory=dict)
+    # Direct counter/meter name -> table it is attached to.
+    bindings: dict[str, str] = field(default_factory=dict)
+
+    def bind_direct(self, kind: str, name: str, table: str, size: int) -> None:
+        """Create the array of a direct counter or meter once its table is known."""
+        self.bindings[name] = table
+        if kind == "direct_counter":
+            self.counter_arrays.append(
+                {"name": name, "id": len(self.counter_arrays), "is_direct": True, "binding": table}
+            )
+        else:
+            self.meter_arrays.append(
+                {
+                    "name": name,
+                    "id": len(self.meter_arrays),
+                    "is_direct": True,
+                    "rate_count": 2,
+                    "type": self.meter_types[name],
+                    "size": size,
+                    "binding": table,
+                    "result_target": self.direct_meter_targets.get(name),
+                }
+            )
+
+    def new_calculation(self, algo: str, inputs: list[Json]) -> str:
+        name = "calc" if not self.calculations else f"calc_{len(self.calculations) - 1}"
+        self.calculations.append(
+            {"name": name, "id": len(self.calculations), "algo": algo, "input": inputs}
+        )
+        return name
+
+
+def _int_arg(arg: ast.Argument, what: str) -> int:
+    v = const_value(arg.value)
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise CompileError(arg.pos, f"{what} must be a compile-time constant")
+    return v
+
+
+def _enum_member(arg: ast.Argument) -> str:
+    e = arg.value
+    if not isinstance(e, ast.Member) or not isinstance(e.ref, Symbol):
+        raise CompileError(arg.pos, "expected an enum member such as HashAlgorithm.crc32")
+    return e.ref.name
+
+
+def declare_instance(decl: ast.Instantiation, qualified: str, tables: ExternTables) -> None:
+    """Add the JSON array for an extern instance declared in a control."""
+    ty = decl.type_ref
+    kind = ty.name if isinstance(ty, ast.NamedTypeRef) else ""
+    ident = {
+        "register": len(tables.register_arrays),
+        "counter": len(tables.counter_arrays),
+        "meter": len(tables.meter_arrays),
+    }
+    if kind == "register":
+        ext = decl_type(decl)
+        width = (
+            t.width_of(ext.type_args["T"]) if isinstance(ext.type_args.get("T"), t.Bits) else None
+        )
+        if width is None:
+            raise CompileError(
+                decl.pos, "a register needs a bit<W> element type, e.g. register<bit<32>, bit<32>>"
+            )
+        size = _int_arg(decl.args[0], "a register size")
+        tables.register_arrays.append(
+            {"name": qualified, "id": ident["register"], "size": size, "bitwidth": width}
+        )
+        tables.instances[(tables.scope, id(decl))] = ("register_array", qualified)
+    elif kind == "counter":
+        size = _int_arg(decl.args[0], "a counter size")
+        tables.counter_arrays.append(
+            {"name": qualified, "id": ident["counter"], "is_direct": False, "size": size}
+        )
+        tables.instances[(tables.scope, id(decl))] = ("counter_array", qualified)
+        tables.counter_units[qualified] = _enum_member(decl.args[1])
+    elif kind == "meter":
+        size = _int_arg(decl.args[0], "a meter size")
+        mtype = _enum_member(decl.args[1])
+        tables.meter_arrays.append(
+            {
+                "name": qualified,
+                "id": ident["meter"],
+                "is_direct": False,
+                "rate_count": 2,
+                "type": mtype,
+                "size": size,
+            }
+        )
+        tables.instances[(tables.scope, id(decl))] = ("meter_array", qualified)
+    elif kind == "direct_counter":
+        tables.instances[(tables.scope, id(decl))] = ("direct_counter", qualified)
+        tables.counter_units[qualified] = _enum_member(decl.args[0])
+    elif kind == "direct_meter":
+        tables.instances[(tables.scope, id(decl))] = ("direct_meter", qualified)
+        tables.meter_types[qualified] = _enum_member(decl.args[0])
+    else:
+        raise CompileError(decl.pos, f"instances of extern '{kind}' are not supported yet")
+
+
+def decl_type(decl: ast.Instantiation) -> t.Extern:
+    ty = decl.resolved
+    if not isinstance(ty, t.Extern):
+        raise CompileError(decl.pos, "internal: extern instance was not type checked")
+    return ty
+
+
+# Algorithm names as BMv2 registers them for HashAlgorithm members.
+_HASH_ALGOS = {
+    "crc32": "crc32",
+    "crc16": "crc16",
+    "identity": "identity",
+    "csum16": "csum16",
+    "xor16": "xor16",
+    "random": "random",
+    "crc32_custom": "crc32_custom",
+    "crc16_custom": "crc16_custom",
+}
+
+
+def hash_algorithm(arg: ast.Argument) -> str:
+    name = _enum_member(arg)
+    if name not in _HASH_ALGOS:
+        raise CompileError(arg.pos, f"hash algorithm '{name}' is not supported")
+    return _HASH_ALGOS[name]
+
+
+def field_list(enc: ExpressionEncoder, e: ast.Expression) -> list[Json]:
+    """The inputs of a hash or checksum: a list of fields (`{a, b, c}`) or one field."""
+    items = e.items if isinstance(e, ast.ListExpression) else [e]
+    result = []
+    for item in items:
+        value = enc.data(item)
+        if value["type"] not in ("field", "hexstr", "header"):
+            raise CompileError(item.pos, "hash and checksum inputs must be fields or constants")
+        result.append(value)
+    return result
+
+
+def primitive(name: str, params: list[Json]) -> Json:
+    return {"op": name, "parameters": params}
+
+
+def call_primitives(call: ast.Call, enc: ExpressionEncoder, tables: ExternTables) -> list[Json]:
+    """Primitives for an extern function or method call used as a statement."""
+    sym = call.ref
+    args = [a.value for a in call.args]
+    if isinstance(sym, Symbol) and sym.kind == "extern_function":
+        return _function(sym.name, call, args, enc, tables)
+    if isinstance(sym, Symbol) and sym.kind == "method":
+        assert isinstance(call.func, ast.Member)
+        obj = call.func.expr
+        inst_decl = getattr(obj, "ref", None)
+        info = (
+            tables.instances.get((tables.scope, id(inst_decl.decl)))
+            if isinstance(inst_decl, Symbol)
+            else None
+        )
+        if info is None:
+            raise CompileError(call.pos, f"method '{sym.name}' of this object is not supported yet")
+        kind, name = info
+        array = node(kind, name)
+        if kind == "register_array" and sym.name == "read":
+            return [primitive("register_read", [enc.lvalue(args[0]), array, enc.data(args[1])])]
+        if kind == "register_array" and sym.name == "write":
+            return [primitive("register_write", [array, enc.data(args[0]), enc.data(args[1])])]
+        if kind == "counter_array" and sym.name == "count":
+            return [primitive("count", [array, enc.data(args[0])])]
+        if kind == "direct_counter" and sym.name == "count":
+            # BMv2 counts every hit of the table the counter is attached to.
+            return []
+        if kind == "direct_meter" and sym.name == "read":
+            # BMv2 executes the meter on a hit and writes the color to `result_target`.
+            target = enc.locate(args[0])
+            if not isinstance(target, FieldRef):
+                raise CompileError(args[0].pos, "a direct meter must be read into a field")
+            tables.direct_meter_targets[name] = [target.instance, target.field]
+            return []
+        if kind == "meter_array" and sym.name == "execute_meter":
+            return [primitive("execute_meter", [array, enc.data(args[0]), enc.lvalue(args[1])])]
+        raise CompileError(call.pos, f"method '{sym.name}' is not supported yet")
+    raise CompileError(call.pos, "this call is not supported yet")
+
+
+def _digest(
+    call: ast.Call, args: list[ast.Expression], enc: ExpressionEncoder, tables: ExternTables
+) -> Json:
+    """digest<T>(receiver, data): a learn list named after the struct type T, whose
+    fields are copied when the digest is generated (the P4Runtime digest's name)."""
+    data = args[1]
+    ty = data.type
+    loc = enc.locate(data) if enc.is_storage(data) else None
+    if not isinstance(ty, t.StructLike) or ty.kind != "struct" or not isinstance(loc, StructRef):
+        raise CompileError(data.pos, "digest data must be a struct variable or field yet")
+    elements = []
+    for fname, ftype in ty.fields:
+        member = enc.layout.locations.get((loc.root, (*loc.path, fname)))
+        if not isinstance(member, FieldRef) or isinstance(ftype, t.StructLike):
+            raise CompileError(data.pos, "digest structs may only contain bit<W> fields yet")
+        elements.append(node("field", [member.instance, member.field]))
+    existing = next((ll for ll in tables.learn_lists if ll["name"] == ty.name), None)
+    if existing is None:
+        existing = {"id": len(tables.learn_lists) + 1, "name": ty.name, "elements": elements}
+        tables.learn_lists.append(existing)
+        tables.digest_types[ty.name] = ty
+    elif existing["elements"] != elements:
+        raise CompileError(call.pos, f"digest type '{ty.name}' is sent from two different places")
+    receiver = enc.data(args[0])
+    return primitive("generate_digest", [receiver, node("hexstr", hexstr(existing["id"], 32))])
+
+
+def _function(
+    name: str,
+    call: ast.Call,
+    args: list[ast.Expression],
+    enc: ExpressionEncoder,
+    tables: ExternTables,
+) -> list[Json]:
+    if name == "mark_to_drop":
+        if not args:
+            raise CompileError(call.pos, "use mark_to_drop(standard_metadata)")
+        return [primitive("mark_to_drop", [enc.lvalue(args[0])])]
+    if name == "random":
+        return [
+            primitive(
+                "modify_field_rng_uniform",
+                [enc.lvalue(args[0]), enc.data(args[1]), enc.data(args[2])],
+            )
+        ]
+    if name == "hash":
+        algo = hash_algorithm(call.args[1])
+        calc = tables.new_calculation(algo, field_list(enc, args[3]))
+        return [
+            primitive(
+                "modify_field_with_hash_based_offset",
+                [
+                    enc.lvalue(args[0]),
+                    enc.data(args[2]),
+                    node("calculation", calc),
+                    enc.data(args[4]),
+                ],
+            )
+        ]
+    if name == "digest":
+        return [_digest(call, args, enc, tables)]
+    if name == "clone":
+        # The second parameter is the field list to preserve; 0 means none.
+        kind = _enum_member(call.args[0])
+        op_name = "clone_ingress_pkt_to_egress" if kind == "I2E" else "clone_egress_pkt_to_egress"
+        return [primitive(op_name, [enc.data(args[1]), node("hexstr", "0x0")])]
+    if name == "truncate":
+        return [primitive("truncate", [enc.data(args[0])])]
+    if name in ("assert", "assume"):
+        return [primitive(name, [enc.boolean(args[0])])]
+    if name == "log_msg" and len(args) == 1 and isinstance(args[0], ast.StringLiteral):
+        return [
+            primitive("log_msg", [node("string", args[0].value), node("parameters_vector", [])])
+        ]
+    raise CompileError(call.pos, f"'{name}' is not supported yet")

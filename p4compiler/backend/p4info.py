@@ -1,0 +1,280 @@
+"""P4Info for v1model programs, as p4c writes it (P4Runtime spec section 6).
+
+Built as a protobuf message with the stubs finsy ships, so that every field name and
+enum is checked by protobuf itself.  Objects, names and IDs come from the BMv2 back end's
+result, which guarantees that a P4Info name always equals the BMv2 JSON name of the same
+object (the switch maps one to the other).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from finsy.proto import p4i
+from google.protobuf import json_format, text_format
+
+from p4compiler import ast
+from p4compiler import types as t
+from p4compiler.backend.bmv2_json import ActionInfo, Bmv2Program, TableInfo
+from p4compiler.diagnostics import CompileError
+from p4compiler.ids import Prefix, assign_ids
+from p4compiler.names import aliases, annotated_name, expression_text
+from p4compiler.typecheck import const_value, referenced
+
+_MATCH_TYPES = {
+    "exact": p4i.MatchField.EXACT,
+    "lpm": p4i.MatchField.LPM,
+    "ternary": p4i.MatchField.TERNARY,
+    "range": p4i.MatchField.RANGE,
+    "optional": p4i.MatchField.OPTIONAL,
+}
+_COUNTER_UNITS = {
+    "packets": p4i.CounterSpec.PACKETS,
+    "bytes": p4i.CounterSpec.BYTES,
+    "packets_and_bytes": p4i.CounterSpec.BOTH,
+}
+# Annotations that P4Info expresses in its own fields rather than as text.
+_STRUCTURAL_ANNOTATIONS = {
+    "name",
+    "id",
+    "hidden",
+    "defaultonly",
+    "tableonly",
+    "brief",
+    "description",
+}
+
+
+def annotation_text(a: ast.Annotation) -> str:
+    if not a.body:
+        return f"@{a.name}"
+    return f"@{a.name}({''.join(tok.text for tok in a.body)})"
+
+
+def explicit_id(annotations: list[ast.Annotation]) -> int | None:
+    anno = ast.find_annotation(annotations, "id")
+    if anno is None:
+        return None
+    value = const_value(anno.exprs[0]) if anno.exprs else None
+    if not isinstance(value, int):
+        raise CompileError(anno.pos, "@id needs an integer")
+    return int(value)
+
+
+def fill_preamble(
+    pre: p4i.Preamble, ident: int, name: str, alias: str, annotations: list[ast.Annotation]
+) -> None:
+    pre.id = ident
+    pre.name = name
+    pre.alias = alias
+    pre.annotations.extend(
+        annotation_text(a) for a in annotations if a.name not in _STRUCTURAL_ANNOTATIONS
+    )
+
+
+def build_p4info(program: Bmv2Program) -> p4i.P4Info:
+    info = p4i.P4Info()
+    info.pkg_info.arch = "v1model"
+    tables = [tb for tb in program.tables if not tb.hidden and tb.decl is not None]
+    used = {name for tb in tables for name in tb.json["actions"]}
+    actions = [a for a in program.actions if not a.hidden and a.name in used]
+    all_names = [tb.name for tb in tables] + [a.name for a in actions]
+    ext = program.externs
+    all_names += [r["name"] for r in ext.register_arrays + ext.counter_arrays + ext.meter_arrays]
+    all_names += [d["name"] for d in ext.learn_lists]
+    alias = aliases(all_names)
+
+    table_ids = assign_ids(Prefix.TABLE, [tb.name for tb in tables], _explicit(tables))
+    action_ids = assign_ids(Prefix.ACTION, [a.name for a in actions], _explicit(actions))
+    action_by_json_id = {a.json["id"]: a for a in actions}
+
+    for a in actions:
+        msg = info.actions.add()
+        annos = a.decl.annotations if a.decl else []
+        fill_preamble(msg.preamble, action_ids[a.name], a.name, alias[a.name], annos)
+        params = a.decl.params if a.decl else []
+        for i, (p, rd) in enumerate(zip(params, a.json["runtime_data"], strict=True)):
+            pm = msg.params.add()
+            pm.id = explicit_id(p.annotations) or i + 1
+            pm.name = rd["name"]
+            pm.bitwidth = rd["bitwidth"]
+
+    for tb in tables:
+        _table(
+            info.tables.add(), tb, table_ids[tb.name], alias[tb.name], action_ids, action_by_json_id
+        )
+
+    _externs(info, program, alias)
+    _controller_headers(info, program)
+    _digests(info, program, alias)
+    return info
+
+
+def _externs(info: p4i.P4Info, program: Bmv2Program, alias: dict[str, str]) -> None:
+    """Registers, counters and meters; direct ones also listed by their table."""
+    ext = program.externs
+    tables = {tb.preamble.name: tb for tb in info.tables}
+    registers = ext.register_arrays
+    for r, ident in _with_ids(Prefix.REGISTER, registers):
+        reg = info.registers.add()
+        fill_preamble(reg.preamble, ident, r["name"], alias[r["name"]], [])
+        reg.type_spec.bitstring.bit.bitwidth = r["bitwidth"]
+        reg.size = r["size"]
+    for direct in (False, True):
+        counters = [c for c in ext.counter_arrays if c["is_direct"] == direct]
+        prefix = Prefix.DIRECT_COUNTER if direct else Prefix.COUNTER
+        for c, ident in _with_ids(prefix, counters):
+            msg = info.direct_counters.add() if direct else info.counters.add()
+            fill_preamble(msg.preamble, ident, c["name"], alias[c["name"]], [])
+            msg.spec.unit = _COUNTER_UNITS[ext.counter_units.get(c["name"], "packets_and_bytes")]
+            if direct:
+                _attach(msg, tables, c["binding"], ident)
+            else:
+                msg.size = c["size"]
+        meters = [m for m in ext.meter_arrays if m["is_direct"] == direct]
+        prefix = Prefix.DIRECT_METER if direct else Prefix.METER
+        for m, ident in _with_ids(prefix, meters):
+            msg = info.direct_meters.add() if direct else info.meters.add()
+            fill_preamble(msg.preamble, ident, m["name"], alias[m["name"]], [])
+            msg.spec.unit = p4i.MeterSpec.BYTES if m["type"] == "bytes" else p4i.MeterSpec.PACKETS
+            if direct:
+                _attach(msg, tables, m["binding"], ident)
+            else:
+                msg.size = m["size"]
+
+
+def _controller_headers(info: p4i.P4Info, program: Bmv2Program) -> None:
+    """Headers annotated @controller_header("packet_in"/"packet_out"): the metadata of
+    P4Runtime packet-in and packet-out messages."""
+    checked = program.checked
+    if checked is None:
+        return
+    headers = []
+    for decl in checked.program.declarations:
+        anno = ast.find_annotation(decl.annotations, "controller_header")
+        if isinstance(decl, ast.HeaderDeclaration) and anno is not None:
+            if not anno.exprs or not isinstance(anno.exprs[0], ast.StringLiteral):
+                raise CompileError(anno.pos, '@controller_header needs a name, e.g. "packet_in"')
+            headers.append((anno.exprs[0].value, decl))
+    ids = assign_ids(Prefix.CONTROLLER_HEADER, [name for name, _ in headers])
+    for name, decl in headers:
+        msg = info.controller_packet_metadata.add()
+        annos = [a for a in decl.annotations if a.name not in _STRUCTURAL_ANNOTATIONS]
+        fill_preamble(msg.preamble, ids[name], name, name, annos)
+        sym = checked.globals.lookup(decl.name)
+        assert sym is not None and isinstance(sym.type, t.StructLike)
+        for i, (f, (_, ftype)) in enumerate(zip(decl.fields, sym.type.fields, strict=True)):
+            md = msg.metadata.add()
+            md.id = explicit_id(f.annotations) or i + 1
+            md.name = f.name
+            md.bitwidth = t.width_of(ftype)
+
+
+def _digests(info: p4i.P4Info, program: Bmv2Program, alias: dict[str, str]) -> None:
+    """Each digest is named after its struct type, which type_info describes."""
+    ext = program.externs
+    for d, ident in _with_ids(Prefix.DIGEST, ext.learn_lists):
+        msg = info.digests.add()
+        fill_preamble(msg.preamble, ident, d["name"], alias[d["name"]], [])
+        msg.type_spec.struct.name = d["name"]
+        struct = info.type_info.structs[d["name"]]
+        for fname, ftype in ext.digest_types[d["name"]].fields:
+            member = struct.members.add()
+            member.name = fname
+            member.type_spec.bitstring.bit.bitwidth = t.width_of(ftype)
+
+
+def _with_ids(prefix: Prefix, items: list[dict]) -> list[tuple[dict, int]]:
+    ids = assign_ids(prefix, [r["name"] for r in items])
+    return [(r, ids[r["name"]]) for r in items]
+
+
+def _attach(
+    msg: p4i.DirectCounter | p4i.DirectMeter, tables: dict[str, p4i.Table], table: str, ident: int
+) -> None:
+    msg.direct_table_id = tables[table].preamble.id
+    tables[table].direct_resource_ids.append(ident)
+
+
+def _explicit(objs: list[TableInfo] | list[ActionInfo]) -> dict[str, int]:
+    result = {}
+    for o in objs:
+        if o.decl is not None and (ident := explicit_id(o.decl.annotations)) is not None:
+            result[o.name] = ident
+    return result
+
+
+def _table(
+    msg: p4i.Table,
+    tb: TableInfo,
+    ident: int,
+    alias: str,
+    action_ids: dict[str, int],
+    by_json_id: dict[int, ActionInfo],
+) -> None:
+    decl = tb.decl
+    assert decl is not None
+    fill_preamble(msg.preamble, ident, tb.name, alias, decl.annotations)
+    key = decl.property("key")
+    for i, el in enumerate(key.elements if isinstance(key, ast.KeyProperty) else []):
+        mf = msg.match_fields.add()
+        mf.id = explicit_id(el.annotations) or i + 1
+        mf.name = annotated_name(el.annotations) or expression_text(el.expr)
+        ty = el.expr.type
+        mf.bitwidth = 1 if isinstance(el.expr, ast.Call) else t.width_of(ty)
+        if el.match_kind not in _MATCH_TYPES:
+            raise CompileError(el.pos, f"match kind '{el.match_kind}' has no P4Runtime equivalent")
+        mf.match_type = _MATCH_TYPES[el.match_kind]
+    refs_annos = _action_ref_annotations(decl)
+    for json_id in tb.json["action_ids"]:
+        action = by_json_id[json_id]
+        ref = msg.action_refs.add()
+        ref.id = action_ids[action.name]
+        annos = refs_annos.get(id(action.decl))
+        if annos is None:
+            # Added by the compiler as the implicit default (NoAction): default only.
+            ref.scope = p4i.ActionRef.DEFAULT_ONLY
+            ref.annotations.append("@defaultonly")
+            continue
+        if ast.find_annotation(annos, "defaultonly"):
+            ref.scope = p4i.ActionRef.DEFAULT_ONLY
+        elif ast.find_annotation(annos, "tableonly"):
+            ref.scope = p4i.ActionRef.TABLE_ONLY
+        ref.annotations.extend(annotation_text(a) for a in annos)
+    entries = decl.property("entries")
+    if isinstance(entries, ast.EntriesProperty):
+        msg.is_const_table = entries.is_const
+        msg.has_initial_entries = True
+    default = tb.json["default_entry"]
+    if default["action_const"]:
+        msg.const_default_action_id = action_ids[by_json_id[default["action_id"]].name]
+    msg.size = tb.json["max_size"]
+
+
+def _action_ref_annotations(decl: ast.TableDeclaration) -> dict[int, list[ast.Annotation]]:
+    prop = decl.property("actions")
+    result: dict[int, list[ast.Annotation]] = {}
+    for ref in prop.actions if isinstance(prop, ast.ActionsProperty) else []:
+        e = ref.expr.func if isinstance(ref.expr, ast.Call) else ref.expr
+        result[id(referenced(e))] = ref.annotations
+    return result
+
+
+def p4info_format(path: Path, explicit: str | None) -> str:
+    """text, binary or json, from --p4runtime-format or the file's extension."""
+    if explicit:
+        return explicit
+    name = path.name
+    if name.endswith(".json"):
+        return "json"
+    if name.endswith((".bin", ".pb")):
+        return "binary"
+    return "text"
+
+
+def serialize(info: p4i.P4Info, fmt: str) -> bytes:
+    if fmt == "binary":
+        return info.SerializeToString()
+    if fmt == "json":
+        return json_format.MessageToJson(info, indent=2).encode() + b"\n"
+    return text_format.MessageToString(info).encode()

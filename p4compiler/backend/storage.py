@@ -1,0 +1,150 @@
+"""Where each P4 value lives in BMv2: header instances, and fields of the `scalars` header.
+
+BMv2 only knows header instances with fixed fields.  As p4c does, the v1model headers
+struct is flattened into one instance per header (named by its path in the struct),
+`standard_metadata` is an instance of its own, and every scalar the program stores -
+user metadata, local variables, temporaries - becomes a field of a single metadata
+instance called `scalars`, whose header type is `scalars_0`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from p4compiler import types as t
+from p4compiler.diagnostics import CompileError, SourcePos
+
+SCALARS = "scalars"
+
+
+@dataclass(frozen=True)
+class HeaderRef:
+    instance: str
+
+
+@dataclass(frozen=True)
+class FieldRef:
+    instance: str
+    field: str
+
+
+@dataclass(frozen=True)
+class StructRef:
+    """A struct-valued location: its members are looked up in the layout by path."""
+
+    root: Any
+    path: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class StackRef:
+    """A header stack; its elements are the instances `name[0]` ... `name[size-1]`."""
+
+    name: str
+    size: int
+
+
+@dataclass
+class Stack:
+    name: str
+    header_type: str
+    elements: list[str]
+
+
+Location = HeaderRef | FieldRef | StructRef | StackRef
+
+
+@dataclass
+class HeaderType:
+    name: str
+    fields: list[tuple[str, int, bool]]
+
+
+@dataclass
+class Instance:
+    name: str
+    header_type: str
+    metadata: bool
+
+
+@dataclass
+class Layout:
+    header_types: dict[str, HeaderType] = field(default_factory=dict)
+    instances: list[Instance] = field(default_factory=list)
+    scalars: list[tuple[str, int, bool]] = field(default_factory=list)
+    stacks: list[Stack] = field(default_factory=list)
+    # (root, path) -> location; a root is any hashable key naming a top-level variable.
+    locations: dict[tuple[Any, tuple[str, ...]], Location] = field(default_factory=dict)
+
+    def header_type(self, ty: t.StructLike, name: str | None = None, pad: bool = False) -> str:
+        name = name or ty.name
+        if name not in self.header_types:
+            fields = [
+                (n, t.width_of(ft), isinstance(ft, t.Bits) and ft.signed) for n, ft in ty.fields
+            ]
+            if pad:
+                fields += _padding(sum(w for _, w, _ in fields))
+            self.header_types[name] = HeaderType(name, fields)
+        return name
+
+    def add_instance(self, name: str, header_type: str, metadata: bool) -> None:
+        if any(i.name == name for i in self.instances):
+            return
+        self.instances.append(Instance(name, header_type, metadata))
+
+    def add_scalar(self, base: str, ty: t.Type, pos: SourcePos) -> str:
+        try:
+            width = t.width_of(ty)
+        except ValueError:
+            raise CompileError(pos, f"values of type {ty} cannot be stored yet") from None
+        name, n = base, 0
+        while any(s[0] == name for s in self.scalars):
+            name, n = f"{base}_{n}", n + 1
+        self.scalars.append((name, width, isinstance(ty, t.Bits) and ty.signed))
+        return name
+
+    def bind_struct(
+        self, root: Any, ty: t.Type, instance_prefix: str, scalar_prefix: str, pos: SourcePos
+    ) -> None:
+        """Lay out a variable (parameter or local) of type `ty` under `root`."""
+        self._bind(root, (), ty, instance_prefix, scalar_prefix, pos)
+
+    def _bind(
+        self, root: Any, path: tuple[str, ...], ty: t.Type, inst: str, scal: str, pos: SourcePos
+    ) -> None:
+        if isinstance(ty, t.StructLike) and ty.kind == "header":
+            self.add_instance(inst, self.header_type(ty), metadata=False)
+            self.locations[(root, path)] = HeaderRef(inst)
+        elif isinstance(ty, t.HeaderStack) and isinstance(ty.element, t.StructLike):
+            header_type = self.header_type(ty.element)
+            elements = []
+            for i in range(ty.size):
+                element = f"{inst}[{i}]"
+                self.add_instance(element, header_type, metadata=False)
+                self.locations[(root, (*path, f"[{i}]"))] = HeaderRef(element)
+                elements.append(element)
+            self.stacks.append(Stack(inst, header_type, elements))
+            self.locations[(root, path)] = StackRef(inst, ty.size)
+        elif isinstance(ty, t.StructLike) and ty.kind == "struct":
+            self.locations[(root, path)] = StructRef(root, path)
+            for name, ft in ty.fields:
+                sub_inst = f"{inst}.{name}" if inst else name
+                self._bind(root, (*path, name), ft, sub_inst, f"{scal}.{name}", pos)
+        else:
+            self.locations[(root, path)] = FieldRef(SCALARS, self.add_scalar(scal, ty, pos))
+
+    def bind_metadata_instance(self, root: Any, ty: t.StructLike, name: str) -> None:
+        """A struct that BMv2 keeps as a metadata instance of its own (standard_metadata)."""
+        self.add_instance(name, self.header_type(ty, name, pad=True), metadata=True)
+        self.locations[(root, ())] = HeaderRef(name)
+
+    def scalars_type(self) -> HeaderType:
+        fields = list(self.scalars)
+        fields += _padding(sum(w for _, w, _ in fields))
+        return HeaderType("scalars_0", fields)
+
+
+def _padding(bits: int) -> list[tuple[str, int, bool]]:
+    # BMv2 requires every header type to be a whole number of bytes.
+    return [("_padding", 8 - bits % 8, False)] if bits % 8 else []

@@ -1,0 +1,113 @@
+"""Malformed programs give `file:line:col: error:`, the line and a caret; never a traceback."""
+
+import re
+from pathlib import Path
+
+import pytest
+from compiler_helpers import CompileText
+
+from p4compiler.cli import main
+
+HEADER = "#include <core.p4>\n#include <v1model.p4>\n"
+TAIL = """
+parser P(packet_in p, out hs hdr, inout meta_t m, inout standard_metadata_t sm) {
+    state start { p.extract(hdr.h); transition accept; }
+}
+control V(inout hs hdr, inout meta_t m) { apply { } }
+control E(inout hs hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control C(inout hs hdr, inout meta_t m) { apply { } }
+control D(packet_out p, in hs hdr) { apply { p.emit(hdr.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+TYPES = "header h_t { bit<8> a; bit<16> b; }\nstruct hs { h_t h; }\nstruct meta_t { bit<8> x; }\n"
+
+
+def ingress(body: str, locals_: str = "") -> str:
+    return (
+        HEADER
+        + TYPES
+        + "control I(inout hs hdr, inout meta_t m, inout standard_metadata_t sm) {\n"
+        + locals_
+        + "    apply {\n"
+        + body
+        + "\n    }\n}\n"
+        + TAIL
+    )
+
+
+CASES = [
+    # (program, line, col, message fragment)
+    (HEADER + "header h_t { bit<8> a }\n", 3, 23, "expected ';'"),
+    (HEADER + "const bit<8> X = 1 $ 2;\n", 3, 20, "unexpected character"),
+    (ingress("        m.x = undefined_thing;"), 8, 15, "'undefined_thing' is not declared"),
+    (ingress("        m.x = hdr.h.b;"), 8, 15, "expected a value of type bit<8>, found bit<16>"),
+    (ingress("        hdr.h.c = 1;"), 8, 9, "has no field 'c'"),
+    (
+        ingress(
+            "        t.apply();", "    table t { key = { m.x: fuzzy; } actions = { NoAction; } }\n"
+        ),
+        7,
+        28,
+        "'fuzzy' is not a match kind",
+    ),
+    (HEADER + "header_union u_t { }\n", 3, 14, "header unions are not supported yet"),
+    (ingress("        if (m.x) { }"), 8, 13, "expected a value of type bool"),
+    (HEADER + "#include <missing.p4>\n", 3, 10, "missing.p4"),
+    (ingress("        m.x = 8w256;"), 8, 15, "does not fit"),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "col", "fragment"), CASES)
+def test_positioned_errors(
+    compile_text: CompileText, text: str, line: int, col: int, fragment: str
+) -> None:
+    result = compile_text(text)
+    assert result.status == 1
+    assert "Traceback" not in result.err
+    first, source_line, caret = result.err.rstrip("\n").split("\n")[:3]
+    m = re.match(r"^(.*prog\.p4):(\d+):(\d+): error: (.*)$", first)
+    assert m, first
+    assert (int(m[2]), int(m[3])) == (line, col), first
+    assert fragment in m[4]
+    assert source_line == text.split("\n")[line - 1]
+    assert caret == " " * (col - 1) + "^"
+    assert not result.json_path.exists()
+
+
+def test_bad_flag_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["prog.p4", "--no-such-flag"]) == 2
+    err = capsys.readouterr().err
+    assert "error: unrecognized arguments: --no-such-flag" in err
+    assert "Traceback" not in err
+
+
+def test_bad_choice_and_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["prog.p4", "--arch", "psa"]) == 2
+    assert main(["--help"]) == 0
+    assert "--p4runtime-files" in capsys.readouterr().out
+
+
+def test_missing_source_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main([str(tmp_path / "absent.p4")]) == 1
+    err = capsys.readouterr().err
+    assert "absent.p4" in err and "error:" in err and "Traceback" not in err
+
+
+def test_undecodable_bytes_are_a_positioned_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    src = tmp_path / "bad.p4"
+    src.write_bytes(b"const bit<8> X = 1;\n\xff\xfe\n")
+    assert main([str(src), "-o", str(tmp_path / "bad.json")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"{src}:2:1: error: unexpected character")
+    assert "Traceback" not in err
+
+
+def test_deep_nesting_is_an_error_not_a_crash(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    src = tmp_path / "deep.p4"
+    src.write_text("const bit<8> X = " + "(" * 5000 + "1" + ")" * 5000 + ";\n")
+    assert main([str(src), "-o", str(tmp_path / "deep.json")]) == 1
+    assert "nested too deeply" in capsys.readouterr().err
