@@ -1,0 +1,25 @@
+//! The deparser: emits the valid headers in the program's order, then the
+//! bytes the parser did not consume.
+
+use super::{write_bits, Phv};
+use crate::program::Program;
+
+/// Writes the packet into `out` (cleared first, so its allocation is reused).
+pub fn deparse(prog: &Program, phv: &Phv, payload: &[u8], out: &mut Vec<u8>) {
+    out.clear();
+    for &h in &prog.deparse_order {
+        if !phv.valid[h] {
+            continue;
+        }
+        let hi = &prog.headers[h];
+        let start = out.len();
+        out.resize(start + hi.bits as usize / 8, 0);
+        let mut bit = start * 8;
+        for f in hi.first_field..hi.first_field + hi.num_fields {
+            let w = prog.fields[f].width;
+            write_bits(out, bit, w, phv.get(f));
+            bit += w as usize;
+        }
+    }
+    out.extend_from_slice(payload);
+}

@@ -1,0 +1,169 @@
+//! The programmable parser: runs parse states over the packet bytes and fills
+//! the PHV. Errors follow BMv2: parsing stops, `standard_metadata.parser_error`
+//! is set and the packet still goes to ingress.
+
+use super::{read_bits, Phv};
+use crate::pipeline::expr::eval;
+use crate::pipeline::{Exec, Flow};
+use crate::program::{KeyPart, ParserOp, Program};
+
+/// Bound on visited states: without header stacks a parser cannot make
+/// progress forever, but a malformed program could loop without extracting.
+const MAX_STATES: usize = 1024;
+
+/// Parses `data`; returns the offset of the first unparsed byte (the
+/// payload). `exec.key` is used as scratch for select keys.
+pub fn parse(exec: &mut Exec, phv: &mut Phv, data: &[u8]) -> usize {
+    let prog = exec.prog;
+    let mut pos = 0usize;
+    let mut state = prog.parser_init;
+    let mut visited = 0;
+    while let Some(s) = state {
+        visited += 1;
+        if visited > MAX_STATES {
+            set_error(prog, phv, error_value(prog, "ParserTimeout", 5), exec.trace);
+            return pos;
+        }
+        let st = &prog.parse_states[s];
+        if exec.trace {
+            eprintln!("[dp]   parser state {}", st.name);
+        }
+        for op in &st.ops {
+            match op {
+                ParserOp::Extract(h) => {
+                    if !extract(prog, phv, data, &mut pos, *h, exec.trace) {
+                        return pos;
+                    }
+                }
+                ParserOp::ExtractNext(st) => {
+                    let stack = &prog.stacks[*st];
+                    let Some(&h) = stack.headers.get(phv.next[*st]) else {
+                        let err = u128::from(prog.error_stack_out_of_bounds);
+                        set_error(prog, phv, err, exec.trace);
+                        return pos;
+                    };
+                    if !extract(prog, phv, data, &mut pos, h, exec.trace) {
+                        return pos;
+                    }
+                    phv.next[*st] += 1;
+                }
+                ParserOp::Set(f, e) => {
+                    let v = eval(prog, phv, &[], e) as u128;
+                    phv.set(prog, *f, v);
+                }
+                ParserOp::SetLookahead(f, off, w) => {
+                    let Some(v) = peek(data, pos, *off, *w) else {
+                        let err = u128::from(prog.error_packet_too_short);
+                        set_error(prog, phv, err, exec.trace);
+                        return pos;
+                    };
+                    phv.set(prog, *f, v);
+                }
+                ParserOp::Verify { cond, error } => {
+                    if eval(prog, phv, &[], cond) == 0 {
+                        let err = eval(prog, phv, &[], error) as u128;
+                        set_error(prog, phv, err, exec.trace);
+                        return pos;
+                    }
+                }
+                ParserOp::Advance(bits) => {
+                    let bits = eval(prog, phv, &[], bits);
+                    let bytes = usize::try_from(bits / 8).unwrap_or(usize::MAX);
+                    if bits < 0 || bits % 8 != 0 || data.len().saturating_sub(pos) < bytes {
+                        let err = u128::from(prog.error_packet_too_short);
+                        set_error(prog, phv, err, exec.trace);
+                        return pos;
+                    }
+                    pos += bytes;
+                }
+                ParserOp::Primitive(p) => {
+                    if let Flow::Exit = exec.primitive(phv, &[], p) {
+                        return pos;
+                    }
+                }
+            }
+        }
+        exec.key.clear();
+        for part in &st.key {
+            let v = match part {
+                KeyPart::Expr(e) => eval(prog, phv, &[], e) as u128,
+                KeyPart::Lookahead(off, w) => match peek(data, pos, *off, *w) {
+                    Some(v) => v,
+                    None => {
+                        let err = u128::from(prog.error_packet_too_short);
+                        set_error(prog, phv, err, exec.trace);
+                        return pos;
+                    }
+                },
+            };
+            exec.key.push(v);
+        }
+        let chosen = st.transitions.iter().find(|t| match &t.values {
+            None => true,
+            Some(vals) => vals
+                .iter()
+                .zip(exec.key.iter())
+                .all(|(&(v, m), &k)| k & m == v),
+        });
+        match chosen {
+            Some(t) => state = t.next,
+            None => {
+                set_error(prog, phv, u128::from(prog.error_no_match), exec.trace);
+                return pos;
+            }
+        }
+    }
+    pos
+}
+
+/// `width` bits at `offset` bits past byte `pos`, if the packet has them.
+fn peek(data: &[u8], pos: usize, offset: u32, width: u32) -> Option<u128> {
+    let start = pos * 8 + offset as usize;
+    (data.len() * 8 >= start + width as usize).then(|| read_bits(data, start, width))
+}
+
+/// Extracts header `h` at `*pos`; false (with parser_error set) if the
+/// packet is too short.
+fn extract(
+    prog: &Program,
+    phv: &mut Phv,
+    data: &[u8],
+    pos: &mut usize,
+    h: usize,
+    trace: bool,
+) -> bool {
+    let hi = &prog.headers[h];
+    let len = hi.bits as usize / 8;
+    if data.len() < *pos + len {
+        set_error(prog, phv, u128::from(prog.error_packet_too_short), trace);
+        return false;
+    }
+    let mut bit = *pos * 8;
+    for f in hi.first_field..hi.first_field + hi.num_fields {
+        let w = prog.fields[f].width;
+        phv.values[f] = read_bits(data, bit, w);
+        bit += w as usize;
+    }
+    phv.valid[h] = true;
+    *pos += len;
+    if trace {
+        eprintln!("[dp]     extract {} ({len} bytes)", hi.name);
+    }
+    true
+}
+
+fn error_value(prog: &Program, name: &str, default: u32) -> u128 {
+    u128::from(
+        prog.errors
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(default, |(_, v)| *v),
+    )
+}
+
+fn set_error(prog: &Program, phv: &mut Phv, err: u128, trace: bool) {
+    if trace {
+        eprintln!("[dp]     parser error {}", prog.error_name(err));
+    }
+    phv.set_opt(prog, prog.std.parser_error, err);
+}

@@ -1,0 +1,186 @@
+//! Evaluation of BMv2 expression trees.
+
+use crate::packet::Phv;
+use crate::program::{width_mask, BinOp, Expr, Program, UnOp};
+
+/// Reads a field as an expression value, sign-extending signed fields.
+pub fn field_value(prog: &Program, phv: &Phv, field: usize) -> i128 {
+    let f = &prog.fields[field];
+    let v = phv.get(field);
+    if f.signed {
+        sign_extend(v, f.width)
+    } else {
+        v as i128
+    }
+}
+
+fn sign_extend(v: u128, width: u32) -> i128 {
+    if width >= 128 {
+        return v as i128;
+    }
+    let shift = 128 - width;
+    ((v << shift) as i128) >> shift
+}
+
+/// Evaluates `e`; booleans are 0 or 1. Arithmetic wraps at 128 bits, and
+/// p4c masks every result to its P4 width, so wrap-around at the field width
+/// comes from the program's own `&` masks as in BMv2.
+pub fn eval(prog: &Program, phv: &Phv, params: &[u128], e: &Expr) -> i128 {
+    match e {
+        Expr::Field(f) => field_value(prog, phv, *f),
+        Expr::Const(c) => *c,
+        Expr::Valid(h) => i128::from(phv.valid[*h]),
+        Expr::StackField(st, off) => match phv.next[*st].checked_sub(1) {
+            Some(last) => {
+                let h = &prog.headers[prog.stacks[*st].headers[last]];
+                field_value(prog, phv, h.first_field + off)
+            }
+            // BMv2 raises an error for `.last` of an empty stack; we read 0.
+            None => 0,
+        },
+        Expr::Param(i) => params.get(*i).copied().unwrap_or(0) as i128,
+        Expr::Unary(op, x) => {
+            let v = eval(prog, phv, params, x);
+            match op {
+                UnOp::Not => i128::from(v == 0),
+                UnOp::BitNeg => !v,
+                UnOp::D2b => i128::from(v != 0),
+                UnOp::B2d => v,
+            }
+        }
+        Expr::Binary(BinOp::And, l, r) => {
+            i128::from(eval(prog, phv, params, l) != 0 && eval(prog, phv, params, r) != 0)
+        }
+        Expr::Binary(BinOp::Or, l, r) => {
+            i128::from(eval(prog, phv, params, l) != 0 || eval(prog, phv, params, r) != 0)
+        }
+        Expr::Binary(op, l, r) => {
+            binary(*op, eval(prog, phv, params, l), eval(prog, phv, params, r))
+        }
+        Expr::Ternary(c, a, b) => {
+            if eval(prog, phv, params, c) != 0 {
+                eval(prog, phv, params, a)
+            } else {
+                eval(prog, phv, params, b)
+            }
+        }
+        Expr::TwoCompMod(x, w) => {
+            sign_extend(eval(prog, phv, params, x) as u128 & width_mask(*w), *w)
+        }
+        Expr::SatCast {
+            value,
+            width,
+            signed,
+        } => {
+            let v = eval(prog, phv, params, value);
+            let (lo, hi) = match (*signed, *width >= 128) {
+                (true, true) => (i128::MIN, i128::MAX),
+                (true, false) => (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1),
+                (false, _) => (0, width_mask(*width).min(i128::MAX as u128) as i128),
+            };
+            v.clamp(lo, hi)
+        }
+    }
+}
+
+fn binary(op: BinOp, l: i128, r: i128) -> i128 {
+    match op {
+        BinOp::Add => l.wrapping_add(r),
+        BinOp::Sub => l.wrapping_sub(r),
+        BinOp::Mul => l.wrapping_mul(r),
+        BinOp::Div => l.checked_div(r).unwrap_or(0),
+        BinOp::Mod => l.checked_rem(r).unwrap_or(0),
+        BinOp::Shl => {
+            if (0..128).contains(&r) {
+                l.wrapping_shl(r as u32)
+            } else {
+                0
+            }
+        }
+        BinOp::Shr => {
+            if (0..128).contains(&r) {
+                l >> r
+            } else if l < 0 {
+                -1
+            } else {
+                0
+            }
+        }
+        BinOp::Eq => i128::from(l == r),
+        BinOp::Ne => i128::from(l != r),
+        BinOp::Gt => i128::from(l > r),
+        BinOp::Ge => i128::from(l >= r),
+        BinOp::Lt => i128::from(l < r),
+        BinOp::Le => i128::from(l <= r),
+        BinOp::BitAnd => l & r,
+        BinOp::BitOr => l | r,
+        BinOp::BitXor => l ^ r,
+        BinOp::And => i128::from(l != 0 && r != 0),
+        BinOp::Or => i128::from(l != 0 || r != 0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ttl_decrement_wraps_through_mask() {
+        // p4c emits ttl - 1 as (ttl + 0xff) & 0xff.
+        assert_eq!(
+            binary(BinOp::BitAnd, binary(BinOp::Add, 0, 0xff), 0xff),
+            0xff
+        );
+        assert_eq!(
+            binary(BinOp::BitAnd, binary(BinOp::Add, 64, 0xff), 0xff),
+            63
+        );
+    }
+
+    #[test]
+    fn shifts_and_division_never_panic() {
+        assert_eq!(binary(BinOp::Shl, 1, 200), 0);
+        assert_eq!(binary(BinOp::Shr, -4, 300), -1);
+        assert_eq!(binary(BinOp::Div, 5, 0), 0);
+        assert_eq!(binary(BinOp::Mod, i128::MIN, -1), 0);
+    }
+
+    #[test]
+    fn sign_extension() {
+        assert_eq!(sign_extend(0xff, 8), -1);
+        assert_eq!(sign_extend(0x7f, 8), 127);
+    }
+
+    #[test]
+    fn casts_ternary_and_logic() {
+        let prog =
+            crate::program::load(br#"{"pipelines": [{"name": "ingress"}, {"name": "egress"}]}"#)
+                .unwrap();
+        let phv = Phv::new(&prog);
+        let c = |v: i128| Box::new(Expr::Const(v));
+        let ev = |e: &Expr| eval(&prog, &phv, &[], e);
+        assert_eq!(ev(&Expr::TwoCompMod(c(0xff), 8)), -1);
+        assert_eq!(ev(&Expr::TwoCompMod(c(0x17f), 8)), 127);
+        let sat = |v, width, signed| Expr::SatCast {
+            value: c(v),
+            width,
+            signed,
+        };
+        assert_eq!(ev(&sat(300, 8, false)), 255);
+        assert_eq!(ev(&sat(-5, 8, false)), 0);
+        assert_eq!(ev(&sat(200, 8, true)), 127);
+        assert_eq!(ev(&sat(-200, 8, true)), -128);
+        assert_eq!(ev(&sat(i128::MIN, 128, true)), i128::MIN);
+        assert_eq!(ev(&Expr::Ternary(c(0), c(1), c(2))), 2);
+        assert_eq!(ev(&Expr::Binary(BinOp::Or, c(0), c(7))), 1);
+        assert_eq!(ev(&Expr::Unary(UnOp::Not, c(0))), 1);
+        assert_eq!(
+            ev(&Expr::Binary(
+                BinOp::BitAnd,
+                Box::new(Expr::Unary(UnOp::BitNeg, c(0))),
+                c(0xff)
+            )),
+            0xff
+        );
+    }
+}

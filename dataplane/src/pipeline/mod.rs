@@ -1,0 +1,322 @@
+//! The match-action part of a program: expressions, actions, tables and the
+//! control flow that links them (next_tables, conditionals).
+
+pub mod expr;
+pub mod table;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use crate::packet::Phv;
+use crate::program::{width_mask, Control, KeySource, Node, Primitive, Program};
+use expr::eval;
+use table::TableState;
+
+/// Value BMv2's v1model uses for "drop" in egress_spec.
+pub const DROP_PORT: u128 = 511;
+
+/// Bound on primitives run by one action call: p4c only jumps forward, but a
+/// hand-written program could loop, and a packet must never hang the switch.
+const MAX_ACTION_STEPS: usize = 1 << 16;
+
+/// Run-time state of a loaded program: table entries and stateful externs.
+#[derive(Debug)]
+pub struct Runtime {
+    pub tables: Vec<TableState>,
+    registers: Vec<Mutex<Vec<u128>>>,
+    /// Per counter array, per index: (packets, bytes).
+    counters: Vec<Vec<(AtomicU64, AtomicU64)>>,
+    rng: AtomicU64,
+}
+
+impl Runtime {
+    pub fn new(prog: &Program, seed: u64) -> Self {
+        Runtime {
+            tables: prog.tables.iter().map(TableState::new).collect(),
+            registers: prog
+                .registers
+                .iter()
+                .map(|r| Mutex::new(vec![0; r.size]))
+                .collect(),
+            counters: prog
+                .counters
+                .iter()
+                .map(|c| {
+                    (0..c.size)
+                        .map(|_| (AtomicU64::new(0), AtomicU64::new(0)))
+                        .collect()
+                })
+                .collect(),
+            rng: AtomicU64::new(seed),
+        }
+    }
+
+    /// splitmix64: seeded and lock-free, so runs are reproducible.
+    fn random(&self) -> u64 {
+        let mut z = self
+            .rng
+            .fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed)
+            .wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// Per-packet inputs of a control besides the PHV.
+pub struct Exec<'a> {
+    pub prog: &'a Program,
+    pub rt: &'a Runtime,
+    pub trace: bool,
+    pub packet_len: u32,
+    /// Scratch for table keys, reused across packets.
+    pub key: &'a mut Vec<u128>,
+    /// Scratch for hash inputs, reused across packets.
+    pub buf: &'a mut Vec<u8>,
+}
+
+impl Exec<'_> {
+    /// Runs a control (ingress or egress) from its first node.
+    pub fn run_control(&mut self, phv: &mut Phv, ctl: &Control) {
+        let prog = self.prog;
+        if self.trace {
+            eprintln!("[dp]   control {}", ctl.name);
+        }
+        let mut node = ctl.init;
+        while let Some(n) = node {
+            node = match n {
+                Node::Conditional(c) => {
+                    let c = &prog.conditionals[c];
+                    let v = eval(prog, phv, &[], &c.expr) != 0;
+                    if self.trace {
+                        eprintln!("[dp]   condition {} is {v}", c.name);
+                    }
+                    if v {
+                        c.true_next
+                    } else {
+                        c.false_next
+                    }
+                }
+                Node::Table(t) => match self.apply_table(phv, t) {
+                    Some(next) => next,
+                    None => return,
+                },
+            };
+        }
+    }
+
+    /// Applies a table; returns the next node, or `None` after `exit`.
+    fn apply_table(&mut self, phv: &mut Phv, t: usize) -> Option<Option<Node>> {
+        let prog = self.prog;
+        let tab = &prog.tables[t];
+        self.key.clear();
+        for k in &tab.keys {
+            let v = match k.source {
+                KeySource::Field(f) => phv.get(f),
+                KeySource::Valid(h) => u128::from(phv.valid[h]),
+            };
+            self.key.push(k.mask.map_or(v, |m| v & m));
+        }
+        let state = &self.rt.tables[t];
+        let (handle, call) = match state.lookup(self.key) {
+            Some((h, e)) => (Some(h), &e.call),
+            None => (None, &state.default),
+        };
+        let hit = handle.is_some();
+        if self.trace {
+            let keys: Vec<String> = self.key.iter().map(|k| format!("{k:#x}")).collect();
+            let outcome = match handle {
+                Some(h) => format!("hit entry {h}"),
+                None => "miss, default".to_owned(),
+            };
+            eprintln!(
+                "[dp]   table {} key [{}]: {outcome} -> {}",
+                tab.name,
+                keys.join(", "),
+                prog.actions[call.action].name
+            );
+        }
+        let exited = self.run_action(phv, call.action, &call.data);
+        if exited {
+            return None;
+        }
+        Some(match (tab.hit_next, tab.miss_next) {
+            (Some(h), Some(m)) => {
+                if hit {
+                    h
+                } else {
+                    m
+                }
+            }
+            _ => tab
+                .actions
+                .iter()
+                .position(|&a| a == call.action)
+                .and_then(|i| tab.next_by_action[i]),
+        })
+    }
+
+    /// Runs an action; returns true if it executed `exit`.
+    pub fn run_action(&mut self, phv: &mut Phv, action: usize, params: &[u128]) -> bool {
+        let prog = self.prog;
+        let a = &prog.actions[action];
+        if self.trace {
+            let ps: Vec<String> = a
+                .params
+                .iter()
+                .zip(params)
+                .map(|(p, v)| format!("{}={v:#x}", p.name))
+                .collect();
+            eprintln!("[dp]   action {}({})", a.name, ps.join(", "));
+        }
+        let mut pc = 0;
+        let mut steps = 0;
+        while pc < a.body.len() && steps < MAX_ACTION_STEPS {
+            steps += 1;
+            match self.primitive(phv, params, &a.body[pc]) {
+                Flow::Next => pc += 1,
+                Flow::Jump(t) => pc = t,
+                Flow::Exit => return true,
+            }
+        }
+        false
+    }
+
+    /// Runs one primitive; parser `primitive` ops use this too.
+    pub fn primitive(&mut self, phv: &mut Phv, params: &[u128], p: &Primitive) -> Flow {
+        let prog = self.prog;
+        let ev = |phv: &Phv, e| eval(prog, phv, params, e);
+        match p {
+            Primitive::Assign(f, e) => {
+                let v = ev(phv, e) as u128;
+                phv.set(prog, *f, v);
+            }
+            Primitive::AssignHeader { dst, src } => phv.copy_header(prog, *dst, *src),
+            Primitive::StackShift { stack, count, push } => {
+                let hs = &prog.stacks[*stack].headers;
+                let (n, c) = (hs.len(), (*count).min(hs.len()));
+                if *push {
+                    for i in (c..n).rev() {
+                        phv.copy_header(prog, hs[i], hs[i - c]);
+                    }
+                    for &h in &hs[..c] {
+                        phv.valid[h] = false;
+                    }
+                    phv.next[*stack] = (phv.next[*stack] + c).min(n);
+                } else {
+                    for i in 0..n - c {
+                        phv.copy_header(prog, hs[i], hs[i + c]);
+                    }
+                    for &h in &hs[n - c..] {
+                        phv.valid[h] = false;
+                    }
+                    phv.next[*stack] = phv.next[*stack].saturating_sub(c);
+                }
+            }
+            Primitive::SetValid(h, on) => {
+                let hi = &prog.headers[*h];
+                if *on && !phv.valid[*h] {
+                    // BMv2 zeroes a header's fields when it becomes valid.
+                    phv.values[hi.first_field..hi.first_field + hi.num_fields].fill(0);
+                }
+                phv.valid[*h] = *on;
+            }
+            Primitive::MarkToDrop => {
+                phv.set_opt(prog, prog.std.egress_spec, DROP_PORT);
+                phv.set_opt(prog, prog.std.mcast_grp, 0);
+            }
+            Primitive::Exit => return Flow::Exit,
+            Primitive::NoOp => {}
+            Primitive::Count { counter, index } => {
+                let i = ev(phv, index);
+                if let Some((pk, by)) = usize::try_from(i)
+                    .ok()
+                    .and_then(|i| self.rt.counters[*counter].get(i))
+                {
+                    pk.fetch_add(1, Ordering::Relaxed);
+                    by.fetch_add(u64::from(self.packet_len), Ordering::Relaxed);
+                }
+            }
+            Primitive::RegisterRead {
+                dst,
+                register,
+                index,
+            } => {
+                let i = ev(phv, index);
+                let regs = self.rt.registers[*register]
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
+                let v = usize::try_from(i)
+                    .ok()
+                    .and_then(|i| regs.get(i).copied())
+                    .unwrap_or(0);
+                drop(regs);
+                phv.set(prog, *dst, v);
+            }
+            Primitive::RegisterWrite {
+                register,
+                index,
+                value,
+            } => {
+                let i = ev(phv, index);
+                let v = ev(phv, value) as u128 & width_mask(prog.registers[*register].width);
+                let mut regs = self.rt.registers[*register]
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
+                if let Some(slot) = usize::try_from(i).ok().and_then(|i| regs.get_mut(i)) {
+                    *slot = v;
+                }
+            }
+            Primitive::Random { dst, lo, hi } => {
+                let (lo, hi) = (ev(phv, lo), ev(phv, hi));
+                let v = if hi <= lo {
+                    lo
+                } else {
+                    let span = (hi.wrapping_sub(lo) as u128).wrapping_add(1).max(1);
+                    lo.wrapping_add((u128::from(self.rt.random()) % span) as i128)
+                };
+                phv.set(prog, *dst, v as u128);
+            }
+            Primitive::Hash {
+                dst,
+                base,
+                calculation,
+                max,
+            } => {
+                let h = crate::checksum::compute(prog, *calculation, phv, &[], self.buf);
+                let (base, max) = (ev(phv, base) as u128, ev(phv, max) as u128);
+                let v = if max == 0 { h } else { h % max };
+                phv.set(prog, *dst, base.wrapping_add(v));
+            }
+            Primitive::Jump(t) => return Flow::Jump(*t),
+            Primitive::JumpIfZero(e, t) => {
+                if ev(phv, e) == 0 {
+                    return Flow::Jump(*t);
+                }
+            }
+            Primitive::Log { fmt, args } => {
+                if self.trace {
+                    let vals: Vec<String> = args.iter().map(|a| ev(phv, a).to_string()).collect();
+                    eprintln!("[dp]   log_msg \"{fmt}\" {}", vals.join(", "));
+                }
+            }
+            Primitive::Assert(e) => {
+                if ev(phv, e) == 0 {
+                    // BMv2 aborts the process; we drop the packet instead.
+                    if self.trace {
+                        eprintln!("[dp]   assert failed: dropping");
+                    }
+                    phv.set_opt(prog, prog.std.egress_spec, DROP_PORT);
+                    return Flow::Exit;
+                }
+            }
+        }
+        Flow::Next
+    }
+}
+
+pub enum Flow {
+    Next,
+    Jump(usize),
+    Exit,
+}

@@ -1,0 +1,29 @@
+//! In-memory ports: packets sent on them are queued for `take_output`.
+
+use std::sync::Mutex;
+
+/// Packets kept until `take_output`: a caller that never drains (say, a CPU
+/// port nobody reads) must not grow memory without bound.
+pub const CAPACITY: usize = 1 << 16;
+
+#[derive(Default)]
+pub struct MemoryOutput {
+    packets: Mutex<Vec<(u32, Vec<u8>)>>,
+}
+
+impl MemoryOutput {
+    /// Queues a packet; false (and the packet is dropped) when full.
+    pub fn push(&self, port: u32, data: &[u8]) -> bool {
+        let mut q = self.packets.lock().unwrap_or_else(|e| e.into_inner());
+        if q.len() >= CAPACITY {
+            return false;
+        }
+        q.push((port, data.to_vec()));
+        true
+    }
+
+    /// Removes and returns everything sent so far, in order.
+    pub fn take(&self) -> Vec<(u32, Vec<u8>)> {
+        std::mem::take(&mut *self.packets.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}

@@ -1,0 +1,324 @@
+//! Serde model of the BMv2 JSON format (behavioral-model `docs/JSON_format.md`).
+//!
+//! Only the shape is checked here; names are resolved and semantics validated
+//! by `program::load`. Expression trees and primitive parameters stay as
+//! `serde_json::Value` because their shape depends on their `type` tag.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+#[derive(Debug, Deserialize)]
+pub struct Json {
+    #[serde(default)]
+    pub header_types: Vec<HeaderType>,
+    #[serde(default)]
+    pub headers: Vec<Header>,
+    #[serde(default)]
+    pub header_stacks: Vec<HeaderStack>,
+    #[serde(default)]
+    pub header_unions: Vec<Value>,
+    #[serde(default)]
+    pub header_union_stacks: Vec<Value>,
+    #[serde(default)]
+    pub errors: Vec<(String, u32)>,
+    #[serde(default)]
+    pub parsers: Vec<Parser>,
+    #[serde(default)]
+    pub parse_vsets: Vec<Value>,
+    #[serde(default)]
+    pub deparsers: Vec<Deparser>,
+    #[serde(default)]
+    pub meter_arrays: Vec<Value>,
+    #[serde(default)]
+    pub counter_arrays: Vec<CounterArray>,
+    #[serde(default)]
+    pub register_arrays: Vec<RegisterArray>,
+    #[serde(default)]
+    pub calculations: Vec<Calculation>,
+    #[serde(default)]
+    pub learn_lists: Vec<Value>,
+    #[serde(default)]
+    pub actions: Vec<Action>,
+    #[serde(default)]
+    pub pipelines: Vec<Pipeline>,
+    #[serde(default)]
+    pub checksums: Vec<Checksum>,
+    #[serde(default)]
+    pub extern_instances: Vec<Value>,
+}
+
+/// Top-level keys the loader accepts. Declarations that need no run-time
+/// support (enums, field lists, aliases, metadata) are not
+/// modelled: a program that uses one (e.g. a stack in an extract) is rejected
+/// where the use appears. Any other key is rejected by name.
+pub const KNOWN_KEYS: &[&str] = &[
+    "header_types",
+    "headers",
+    "header_stacks",
+    "header_union_types",
+    "header_unions",
+    "header_union_stacks",
+    "field_lists",
+    "errors",
+    "enums",
+    "parsers",
+    "parse_vsets",
+    "deparsers",
+    "meter_arrays",
+    "counter_arrays",
+    "register_arrays",
+    "calculations",
+    "learn_lists",
+    "actions",
+    "pipelines",
+    "checksums",
+    "force_arith",
+    "extern_instances",
+    "field_aliases",
+    "program",
+    "__meta__",
+];
+
+#[derive(Debug, Deserialize)]
+pub struct HeaderType {
+    pub name: String,
+    /// `[name, bitwidth, signed?, saturating?]`; bitwidth is `"*"` for varbit.
+    pub fields: Vec<Vec<Value>>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Header {
+    pub name: String,
+    pub header_type: String,
+    #[serde(default)]
+    pub metadata: bool,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct HeaderStack {
+    pub name: String,
+    pub header_ids: Vec<u32>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Parser {
+    pub name: String,
+    pub init_state: String,
+    pub parse_states: Vec<ParseState>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ParseState {
+    pub name: String,
+    #[serde(default)]
+    pub parser_ops: Vec<ParserOp>,
+    #[serde(default)]
+    pub transition_key: Vec<Value>,
+    #[serde(default)]
+    pub transitions: Vec<Transition>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ParserOp {
+    pub op: String,
+    #[serde(default)]
+    pub parameters: Vec<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Transition {
+    #[serde(rename = "type", default = "hexstr")]
+    pub kind: String,
+    #[serde(default)]
+    pub value: Option<String>,
+    #[serde(default)]
+    pub mask: Option<String>,
+    #[serde(default)]
+    pub next_state: Option<String>,
+}
+
+fn hexstr() -> String {
+    "hexstr".to_owned()
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Deparser {
+    pub name: String,
+    #[serde(default)]
+    pub order: Vec<String>,
+    #[serde(default)]
+    pub primitives: Vec<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct CounterArray {
+    pub name: String,
+    #[serde(default)]
+    pub size: u64,
+    #[serde(default)]
+    pub is_direct: bool,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct RegisterArray {
+    pub name: String,
+    pub size: u64,
+    pub bitwidth: u32,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Calculation {
+    pub name: String,
+    pub algo: String,
+    #[serde(default)]
+    pub input: Vec<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Action {
+    pub name: String,
+    pub id: u32,
+    #[serde(default)]
+    pub runtime_data: Vec<RuntimeData>,
+    #[serde(default)]
+    pub primitives: Vec<Primitive>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct RuntimeData {
+    pub name: String,
+    pub bitwidth: u32,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Primitive {
+    pub op: String,
+    #[serde(default)]
+    pub parameters: Vec<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Pipeline {
+    pub name: String,
+    #[serde(default)]
+    pub init_table: Option<String>,
+    #[serde(default)]
+    pub tables: Vec<Table>,
+    #[serde(default)]
+    pub action_profiles: Vec<Value>,
+    #[serde(default)]
+    pub conditionals: Vec<Conditional>,
+    #[serde(default)]
+    pub action_calls: Vec<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Table {
+    pub name: String,
+    #[serde(default)]
+    pub key: Vec<TableKey>,
+    #[serde(default = "exact")]
+    pub match_type: String,
+    #[serde(rename = "type", default = "simple")]
+    pub kind: String,
+    #[serde(default)]
+    pub max_size: u64,
+    #[serde(default)]
+    pub direct_meters: Option<Value>,
+    #[serde(default)]
+    pub action_ids: Vec<u32>,
+    #[serde(default)]
+    pub actions: Vec<String>,
+    #[serde(default)]
+    pub base_default_next: Option<String>,
+    #[serde(default)]
+    pub next_tables: serde_json::Map<String, Value>,
+    #[serde(default)]
+    pub default_entry: Option<DefaultEntry>,
+    #[serde(default)]
+    pub entries: Option<Vec<ConstEntry>>,
+}
+
+fn exact() -> String {
+    "exact".to_owned()
+}
+
+fn simple() -> String {
+    "simple".to_owned()
+}
+
+#[derive(Debug, Deserialize)]
+pub struct TableKey {
+    pub match_type: String,
+    #[serde(default)]
+    pub name: Option<String>,
+    pub target: Value,
+    #[serde(default)]
+    pub mask: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct DefaultEntry {
+    pub action_id: u32,
+    #[serde(default)]
+    pub action_const: bool,
+    #[serde(default)]
+    pub action_data: Vec<String>,
+    #[serde(default)]
+    pub action_entry_const: bool,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ConstEntry {
+    pub match_key: Vec<ConstKey>,
+    pub action_entry: ActionEntry,
+    #[serde(default)]
+    pub priority: i64,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ConstKey {
+    pub match_type: String,
+    #[serde(default)]
+    pub key: Option<String>,
+    #[serde(default)]
+    pub mask: Option<String>,
+    #[serde(default)]
+    pub prefix_length: Option<u32>,
+    #[serde(default)]
+    pub start: Option<String>,
+    #[serde(default)]
+    pub end: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ActionEntry {
+    pub action_id: u32,
+    #[serde(default)]
+    pub action_data: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Conditional {
+    pub name: String,
+    pub expression: Value,
+    #[serde(default)]
+    pub true_next: Option<String>,
+    #[serde(default)]
+    pub false_next: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Checksum {
+    pub name: String,
+    pub target: Value,
+    #[serde(rename = "type", default)]
+    pub kind: Option<String>,
+    pub calculation: String,
+    #[serde(default)]
+    pub verify: Option<bool>,
+    #[serde(default)]
+    pub update: Option<bool>,
+    #[serde(default)]
+    pub if_cond: Option<Value>,
+}

@@ -1,0 +1,427 @@
+//! A BMv2 JSON program, resolved: every name the packet path needs is turned
+//! into an index once at load time, so no string is looked up per packet.
+
+mod json;
+mod load;
+
+use std::collections::HashMap;
+
+pub use load::load;
+
+/// Widest field the packet path handles; field values are held in a `u128`.
+pub const MAX_FIELD_WIDTH: u32 = 128;
+
+#[derive(Debug)]
+pub struct FieldInfo {
+    /// `header.field`, for traces and error messages.
+    pub name: String,
+    pub width: u32,
+    pub signed: bool,
+}
+
+/// A header stack: its elements are ordinary headers (`name[i]`), plus a
+/// per-packet next index kept in the PHV.
+#[derive(Debug)]
+pub struct StackInfo {
+    pub name: String,
+    pub headers: Vec<usize>,
+}
+
+#[derive(Debug)]
+pub struct HeaderInfo {
+    pub name: String,
+    pub first_field: usize,
+    pub num_fields: usize,
+    /// Sum of the field widths; a multiple of 8 for packet headers.
+    pub bits: u32,
+    pub metadata: bool,
+}
+
+/// Expressions as the evaluator sees them. Values are evaluated as `i128`,
+/// which matches BMv2's arbitrary-precision arithmetic as long as the program
+/// masks results (p4c always does) and no value reaches 2^127.
+#[derive(Debug, Clone)]
+pub enum Expr {
+    Field(usize),
+    /// `stack.last.field` in a parser: (stack, field offset in the header).
+    StackField(usize, usize),
+    Const(i128),
+    Valid(usize),
+    /// An action parameter (`runtime_data` / `local`).
+    Param(usize),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
+    TwoCompMod(Box<Expr>, u32),
+    SatCast {
+        value: Box<Expr>,
+        width: u32,
+        signed: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnOp {
+    Not,
+    BitNeg,
+    D2b,
+    B2d,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Shl,
+    Shr,
+    Eq,
+    Ne,
+    Gt,
+    Ge,
+    Lt,
+    Le,
+    And,
+    Or,
+    BitAnd,
+    BitOr,
+    BitXor,
+}
+
+#[derive(Debug)]
+pub enum Primitive {
+    Assign(usize, Expr),
+    /// push_front (true) or pop_front of `count` elements.
+    StackShift {
+        stack: usize,
+        count: usize,
+        push: bool,
+    },
+    AssignHeader {
+        dst: usize,
+        src: usize,
+    },
+    SetValid(usize, bool),
+    MarkToDrop,
+    Exit,
+    NoOp,
+    Count {
+        counter: usize,
+        index: Expr,
+    },
+    RegisterRead {
+        dst: usize,
+        register: usize,
+        index: Expr,
+    },
+    RegisterWrite {
+        register: usize,
+        index: Expr,
+        value: Expr,
+    },
+    Random {
+        dst: usize,
+        lo: Expr,
+        hi: Expr,
+    },
+    /// v1model `hash()`: dst = base + calculation % max (max 0: no modulo).
+    Hash {
+        dst: usize,
+        base: Expr,
+        calculation: usize,
+        max: Expr,
+    },
+    Jump(usize),
+    JumpIfZero(Expr, usize),
+    Log {
+        fmt: String,
+        args: Vec<Expr>,
+    },
+    Assert(Expr),
+}
+
+#[derive(Debug)]
+pub struct ActionParam {
+    pub name: String,
+    pub width: u32,
+}
+
+#[derive(Debug)]
+pub struct Action {
+    pub name: String,
+    pub params: Vec<ActionParam>,
+    pub body: Vec<Primitive>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Node {
+    Table(usize),
+    Conditional(usize),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatchKind {
+    Exact,
+    Lpm,
+    Ternary,
+    Range,
+}
+
+impl MatchKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            MatchKind::Exact => "exact",
+            MatchKind::Lpm => "lpm",
+            MatchKind::Ternary => "ternary",
+            MatchKind::Range => "range",
+        }
+    }
+}
+
+#[derive(Debug)]
+pub enum KeySource {
+    Field(usize),
+    Valid(usize),
+}
+
+#[derive(Debug)]
+pub struct KeySpec {
+    pub name: String,
+    pub source: KeySource,
+    pub kind: MatchKind,
+    pub width: u32,
+    /// Applied to the field before matching (`key = { f & 0xff: exact; }`).
+    pub mask: Option<u128>,
+}
+
+/// An action with its parameter values, as stored in a table entry.
+#[derive(Debug, Clone)]
+pub struct ActionCall {
+    pub action: usize,
+    pub data: Vec<u128>,
+}
+
+/// One match-field value of an entry: exact and LPM are stored as ternary
+/// value/mask; range as low/high.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum KeyValue {
+    Masked {
+        value: u128,
+        mask: u128,
+        prefix: Option<u32>,
+    },
+    Range {
+        low: u128,
+        high: u128,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub keys: Vec<KeyValue>,
+    pub call: ActionCall,
+    /// Higher wins (P4Runtime semantics).
+    pub priority: i64,
+}
+
+#[derive(Debug)]
+pub struct Table {
+    pub name: String,
+    pub keys: Vec<KeySpec>,
+    pub max_size: u64,
+    /// Action ids (indices into `Program::actions`) this table may use.
+    pub actions: Vec<usize>,
+    /// Next node after each action, indexed like `actions`.
+    pub next_by_action: Vec<Option<Node>>,
+    /// `__HIT__`/`__MISS__` next nodes, when the program branches on hit.
+    pub hit_next: Option<Option<Node>>,
+    pub miss_next: Option<Option<Node>>,
+    pub default: ActionCall,
+    /// The default action may not change (`const default_action`).
+    pub default_const: bool,
+    /// Neither the default action nor its data may change.
+    pub default_entry_const: bool,
+    /// Entries from the JSON `entries` (P4 `const entries`); such a table is
+    /// immutable at run time.
+    pub const_entries: Option<Vec<Entry>>,
+}
+
+#[derive(Debug)]
+pub struct Conditional {
+    pub name: String,
+    pub expr: Expr,
+    pub true_next: Option<Node>,
+    pub false_next: Option<Node>,
+}
+
+#[derive(Debug)]
+pub struct Control {
+    pub name: String,
+    pub init: Option<Node>,
+}
+
+#[derive(Debug)]
+pub enum ParserOp {
+    Extract(usize),
+    /// Extract into the next element of a stack.
+    ExtractNext(usize),
+    Set(usize, Expr),
+    /// `field = packet.lookahead<bit<width>>()`: (field, offset, width).
+    SetLookahead(usize, u32, u32),
+    Verify {
+        cond: Expr,
+        error: Expr,
+    },
+    /// Skip this many bits (whole bytes only, as headers are byte-aligned).
+    Advance(Expr),
+    Primitive(Primitive),
+}
+
+#[derive(Debug)]
+pub enum KeyPart {
+    Expr(Expr),
+    /// Bits of the packet after the current position: (offset, width).
+    Lookahead(u32, u32),
+}
+
+#[derive(Debug)]
+pub struct Transition {
+    /// Per key part: (value, mask). `None` for the default transition.
+    pub values: Option<Vec<(u128, u128)>>,
+    /// `None` is accept.
+    pub next: Option<usize>,
+}
+
+#[derive(Debug)]
+pub struct ParseState {
+    pub name: String,
+    pub ops: Vec<ParserOp>,
+    pub key: Vec<KeyPart>,
+    pub transitions: Vec<Transition>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Algorithm {
+    Csum16,
+    Crc16,
+    Crc32,
+    Identity,
+}
+
+#[derive(Debug)]
+pub enum CalcInput {
+    Field(usize),
+    Const { value: u128, width: u32 },
+    Header(usize),
+    Payload,
+}
+
+#[derive(Debug)]
+pub struct Calculation {
+    pub name: String,
+    pub algo: Algorithm,
+    pub inputs: Vec<CalcInput>,
+}
+
+#[derive(Debug)]
+pub struct Checksum {
+    pub name: String,
+    pub target: usize,
+    pub calculation: usize,
+    pub verify: bool,
+    pub update: bool,
+    pub cond: Option<Expr>,
+}
+
+#[derive(Debug)]
+pub struct RegisterArray {
+    pub name: String,
+    pub size: usize,
+    pub width: u32,
+}
+
+#[derive(Debug)]
+pub struct CounterArray {
+    pub name: String,
+    pub size: usize,
+}
+
+/// Indices of the `standard_metadata` fields the switch reads or writes;
+/// each is optional because a program's JSON may omit some.
+#[derive(Debug, Default)]
+pub struct StdMeta {
+    pub ingress_port: Option<usize>,
+    pub egress_spec: Option<usize>,
+    pub egress_port: Option<usize>,
+    pub instance_type: Option<usize>,
+    pub packet_length: Option<usize>,
+    pub enq_timestamp: Option<usize>,
+    pub enq_qdepth: Option<usize>,
+    pub deq_timedelta: Option<usize>,
+    pub deq_qdepth: Option<usize>,
+    pub ingress_global_timestamp: Option<usize>,
+    pub egress_global_timestamp: Option<usize>,
+    pub mcast_grp: Option<usize>,
+    pub checksum_error: Option<usize>,
+    pub parser_error: Option<usize>,
+}
+
+#[derive(Debug)]
+pub struct Program {
+    pub fields: Vec<FieldInfo>,
+    pub headers: Vec<HeaderInfo>,
+    pub stacks: Vec<StackInfo>,
+    pub errors: Vec<(String, u32)>,
+    pub error_packet_too_short: u32,
+    pub error_stack_out_of_bounds: u32,
+    pub error_no_match: u32,
+    pub parse_states: Vec<ParseState>,
+    pub parser_init: Option<usize>,
+    pub deparse_order: Vec<usize>,
+    pub actions: Vec<Action>,
+    pub tables: Vec<Table>,
+    pub conditionals: Vec<Conditional>,
+    pub ingress: Control,
+    pub egress: Control,
+    pub calculations: Vec<Calculation>,
+    pub checksums: Vec<Checksum>,
+    pub registers: Vec<RegisterArray>,
+    pub counters: Vec<CounterArray>,
+    pub std: StdMeta,
+    pub table_by_name: HashMap<String, usize>,
+    pub action_by_name: HashMap<String, usize>,
+}
+
+impl Program {
+    pub fn table_index(&self, name: &str) -> Option<usize> {
+        self.table_by_name.get(name).copied()
+    }
+
+    pub fn action_index(&self, name: &str) -> Option<usize> {
+        self.action_by_name.get(name).copied()
+    }
+
+    pub fn error_name(&self, value: u128) -> &str {
+        self.errors
+            .iter()
+            .find(|(_, v)| u128::from(*v) == value)
+            .map_or("?", |(n, _)| n.as_str())
+    }
+}
+
+/// All-ones mask of `width` bits.
+pub fn width_mask(width: u32) -> u128 {
+    if width >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << width) - 1
+    }
+}
+
+/// Mask selecting the top `len` bits of a `width`-bit value (an LPM prefix).
+pub fn prefix_mask(width: u32, len: u32) -> u128 {
+    let len = len.min(width);
+    width_mask(width) & !width_mask(width - len)
+}

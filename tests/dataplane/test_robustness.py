@@ -1,0 +1,72 @@
+"""No input makes the dataplane panic: mutated programs load or raise
+ValueError; random packets run through the pipeline."""
+
+import copy
+import json
+import random
+
+from p4switch._dataplane import Dataplane
+
+ODD_VALUES = [None, 0, -1, 2**70, "", "0x", "zz", "*", [], {}, [["x"]], True, 1.5]
+
+
+def paths(node: object, prefix: tuple = ()) -> list[tuple]:
+    out = [prefix]
+    if isinstance(node, dict):
+        for k, v in node.items():
+            out += paths(v, (*prefix, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            out += paths(v, (*prefix, i))
+    return out
+
+
+def mutate(doc: dict, rng: random.Random) -> dict:
+    doc = copy.deepcopy(doc)
+    for _ in range(rng.randint(1, 3)):
+        path = rng.choice(paths(doc)[1:])
+        parent = doc
+        for p in path[:-1]:
+            parent = parent[p]
+        if rng.random() < 0.3 and isinstance(parent, dict):
+            del parent[path[-1]]
+        else:
+            parent[path[-1]] = rng.choice(ODD_VALUES)
+    return doc
+
+
+def test_mutated_programs_load_or_raise_value_error(l3_dict: dict) -> None:
+    rng = random.Random(1)
+    loaded = 0
+    for _ in range(400):
+        d = Dataplane()
+        d.add_memory_port(1)
+        try:
+            d.load_pipeline(json.dumps(mutate(l3_dict, rng)).encode())
+        except ValueError:
+            continue
+        loaded += 1
+        for n in (0, 14, 34, 60):
+            d.inject(1, bytes(rng.randrange(256) for _ in range(n)))
+    assert loaded > 0
+
+
+def test_random_packets(l3_json: bytes) -> None:
+    rng = random.Random(2)
+    d = Dataplane()
+    d.add_memory_port(1)
+    d.load_pipeline(l3_json)
+    d.table_add(
+        "MyIngress.ipv4_lpm",
+        [("lpm", b"\0\0\0\0", 0)],
+        "MyIngress.ipv4_forward",
+        [b"\1" * 6, b"\2" * 6, b"\1"],
+        0,
+    )
+    for _ in range(2000):
+        pkt = bytearray(rng.randrange(256) for _ in range(rng.randrange(80)))
+        if len(pkt) > 14 and rng.random() < 0.5:
+            pkt[12:14] = b"\x08\x00"
+        d.inject(1, bytes(pkt))
+    for port, data in d.take_output():
+        assert port == 1 and data[:6] == b"\1" * 6
