@@ -4,7 +4,7 @@ P4AQM   := $(VENV)/p4aqm
 PROGRAMS := $(basename $(notdir $(wildcard p4src/*.p4)))
 OUTPUTS := $(foreach p,$(PROGRAMS),build/$(p).json)
 
-.PHONY: build test lint demo clean
+.PHONY: build test lint demo bench clean
 
 build: $(OUTPUTS)
 
@@ -25,6 +25,10 @@ test: lint
 
 demo:
 	scripts/demo_l3.sh
+
+# Figures, not tests: each printed beside a baseline measured in the same run.
+bench:
+	$(VENV)/python scripts/bench/main.py
 
 clean:
 	rm -rf build dataplane/target

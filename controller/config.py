@@ -91,13 +91,13 @@ def load_config(path: Path) -> ControllerConfig:
 
 def _check_pipeline(path: Path, pipeline: PipelineFiles) -> None:
     """Reject unusable pipeline files here, where the config can be named, not in the client."""
-    p4info = p4i.P4Info()
+    text = pipeline.p4info.read_text()
+    if not text.strip():
+        raise ConfigError(f"{path}: pipeline.p4info: {pipeline.p4info} is empty")
     try:
-        text_format.Parse(pipeline.p4info.read_text(), p4info)
+        text_format.Parse(text, p4i.P4Info())
     except text_format.ParseError as exc:
         raise ConfigError(f"{path}: pipeline.p4info: not a P4Info text protobuf: {exc}") from None
-    if not p4info.tables and not p4info.actions:
-        raise ConfigError(f"{path}: pipeline.p4info: {pipeline.p4info} has no tables or actions")
     try:
         json.loads(pipeline.bmv2_json.read_bytes())
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:

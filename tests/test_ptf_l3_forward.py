@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from netlab import TestNetwork, list_namespaces, remove_stale_namespaces
+from p4aqm.netlab import TestNetwork, list_namespaces, remove_stale_namespaces
 from programs import REPO, CompiledProgram
 
 PTF_DIR = REPO / "ptf-tests"

@@ -67,7 +67,7 @@ def test_errors_name_the_field(
 @pytest.mark.parametrize(
     ("file", "content", "message"),
     [
-        ("p.txtpb", "", "pipeline.p4info: .* has no tables or actions"),
+        ("p.txtpb", "\n", "pipeline.p4info: .* is empty"),
         ("p.txtpb", "tables {", "pipeline.p4info: not a P4Info text protobuf"),
         ("p.json", "{not json", "pipeline.bmv2_json: not a BMv2 JSON file"),
     ],

@@ -1,4 +1,4 @@
-"""A throwaway network for tests: one network namespace holding the switch and veth pairs.
+"""A throwaway network for tests and benchmarks: one namespace with the switch and veths.
 
 Port N of the switch is veth `sN`; its peer `hN` is where a test (PTF, scapy) sends
 and receives. Everything lives inside the namespace, so the switch's gRPC port on the
@@ -113,11 +113,17 @@ class TestNetwork:
         self.processes.append(process)
         return process
 
-    def start_switch(self, extra_args: list[str] | None = None, timeout_s: float = 20.0) -> str:
-        """Start `p4aqm switch` on all ports; return its gRPC address once it listens."""
+    def start_switch(
+        self,
+        extra_args: list[str] | None = None,
+        timeout_s: float = 20.0,
+        cpu: int | None = None,
+    ) -> str:
+        """Start `p4aqm switch` on all ports (pinned to `cpu` if given); return its address."""
         grpc_addr = "127.0.0.1:9559"
         p4aqm = str(Path(sys.executable).parent / "p4aqm")
-        args = [p4aqm, "switch", "--no-p4", "--grpc-server-addr", grpc_addr]
+        pin = ["taskset", "-c", str(cpu)] if cpu is not None else []
+        args = [*pin, p4aqm, "switch", "--no-p4", "--grpc-server-addr", grpc_addr]
         for port in self.ports:
             args += ["-i", f"{port}@s{port}"]
         process = self.spawn(args + (extra_args or []))

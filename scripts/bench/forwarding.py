@@ -1,0 +1,116 @@
+"""Forwarding rate of `p4aqm switch` between two veths, and the I/O ceiling of the harness.
+
+Method: a network namespace with veth pairs s1-h1 and s2-h2; the switch runs on s1/s2
+pinned to CPU 1; trafgen (netsniff-ng) blasts one fixed frame into h1 from CPU 0 for
+DURATION_S seconds; the rate is the growth of h2's rx_packets counter (what the switch
+delivered), and h1's tx_packets is the offered load. The same run repeats with wire.p4,
+the empty pipeline, whose rate is the ceiling of the switch's packet I/O on this harness.
+Frame sizes are without FCS (veths carry none).
+"""
+
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
+
+from build import REPO, compile_to
+from p4aqm.netlab import TestNetwork
+
+DURATION_S = 5.0
+SWITCH_CPU = 1
+GENERATOR_CPU = 0
+ROUTES = REPO / "controller" / "examples" / "l3_forward.yaml"
+P4AQM = str(Path(sys.executable).parent / "p4aqm")
+WIRE = "wire (empty pipeline)"
+L3_FORWARD = "l3_forward"
+
+
+@dataclass(frozen=True)
+class Rate:
+    program: str
+    frame_bytes: int
+    offered_pps: float
+    delivered_pps: float
+
+    @property
+    def gbps(self) -> float:
+        return self.delivered_pps * self.frame_bytes * 8 / 1e9
+
+
+def frame(size: int) -> bytes:
+    """An IPv4/UDP frame to 10.0.2.2 (routed to port 2 by the example config)."""
+    base = (
+        Ether(dst="00:00:00:00:01:ff", src="00:00:00:00:01:01")
+        / IP(src="10.0.1.1", dst="10.0.2.2", ttl=64)
+        / UDP(sport=5000, dport=5001)
+    )
+    return bytes(base / (b"\x61" * (size - len(base))))
+
+
+def trafgen_config(data: bytes) -> str:
+    return "{ " + ", ".join(f"0x{b:02x}" for b in data) + " }\n"
+
+
+def _counter(net: TestNetwork, ifname: str, name: str) -> int:
+    path = f"/sys/class/net/{ifname}/statistics/{name}"
+    return int(net.run(["cat", path], check=True).stdout)
+
+
+def measure(program: str, size: int, json_path: Path, p4info_path: Path) -> Rate:
+    with TestNetwork(ports=2) as net, tempfile.TemporaryDirectory() as tmp:
+        grpc_addr = net.start_switch(cpu=SWITCH_CPU)
+        config = yaml.safe_load(ROUTES.read_text())
+        config["switch"]["grpc_addr"] = grpc_addr
+        config["pipeline"] = {"p4info": str(p4info_path), "bmv2_json": str(json_path)}
+        if program != L3_FORWARD:
+            config["routes"] = []  # the wire program has no tables
+        config_path = Path(tmp) / "controller.yaml"
+        config_path.write_text(yaml.safe_dump(config))
+        net.run([P4AQM, "controller", str(config_path)], check=True)
+        cfg = Path(tmp) / "frame.cfg"
+        cfg.write_text(trafgen_config(frame(size)))
+        rx0, tx0 = _counter(net, "h2", "rx_packets"), _counter(net, "h1", "tx_packets")
+        start = time.monotonic()
+        net.run(
+            [
+                "timeout",
+                f"{DURATION_S}",
+                "taskset",
+                "-c",
+                str(GENERATOR_CPU),
+                "trafgen",
+                "--dev",
+                "h1",
+                "--conf",
+                str(cfg),
+                "--cpus",
+                "1",
+                "-q",
+            ],
+            timeout_s=DURATION_S + 30,
+        )
+        time.sleep(0.2)  # let the switch drain what it already received
+        elapsed = time.monotonic() - start
+        rx1, tx1 = _counter(net, "h2", "rx_packets"), _counter(net, "h1", "tx_packets")
+    return Rate(program, size, (tx1 - tx0) / elapsed, (rx1 - rx0) / elapsed)
+
+
+def run() -> list[Rate]:
+    if shutil.which("trafgen") is None:
+        raise SystemExit("bench: trafgen not found (Debian package netsniff-ng; scripts/setup.sh)")
+    rates = []
+    with tempfile.TemporaryDirectory() as tmp:
+        programs = {
+            WIRE: compile_to(REPO / "scripts" / "bench" / "wire.p4", Path(tmp)),
+            L3_FORWARD: compile_to(REPO / "p4src" / "l3_forward.p4", Path(tmp)),
+        }
+        for size in (64, 1500):
+            for name, (json_path, p4info_path) in programs.items():
+                rates.append(measure(name, size, json_path, p4info_path))
+    return rates

@@ -1,0 +1,36 @@
+"""`make bench`: print every benchmark figure, each beside a baseline measured in this run.
+
+Benchmarks are not tests: nothing here passes or fails; the numbers are for the notes.
+"""
+
+import compile_time
+import forwarding
+import p4runtime_writes
+
+
+def main() -> None:
+    print("== Compile time (best of 5, fresh process)")
+    for name, seconds in compile_time.run():
+        print(f"  {name:<28} {seconds * 1000:8.1f} ms")
+
+    print("\n== P4Runtime table inserts (l3_forward, /32 routes)")
+    for rate in p4runtime_writes.run():
+        print(f"  {rate.label:<28} {rate.per_second:10,.0f} inserts/s ({rate.entries} entries)")
+
+    duration = f"{forwarding.DURATION_S:g} s"
+    print(f"\n== Forwarding between two veths ({duration} per point, one switch core)")
+    rates = forwarding.run()
+    for rate in rates:
+        print(
+            f"  {rate.program:<24} {rate.frame_bytes:5d} B"
+            f"  offered {rate.offered_pps / 1e3:8.1f} kpps"
+            f"  delivered {rate.delivered_pps / 1e3:8.1f} kpps  {rate.gbps:6.2f} Gbit/s"
+        )
+    for size in (64, 1500):
+        wire = next(r for r in rates if r.frame_bytes == size and r.program == forwarding.WIRE)
+        l3 = next(r for r in rates if r.frame_bytes == size and r.program == forwarding.L3_FORWARD)
+        print(f"  l3_forward / wire at {size} B: {l3.delivered_pps / wire.delivered_pps:.0%}")
+
+
+if __name__ == "__main__":
+    main()
