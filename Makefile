@@ -4,7 +4,7 @@ P4AQM   := $(VENV)/p4aqm
 PROGRAMS := $(basename $(notdir $(wildcard p4src/*.p4)))
 OUTPUTS := $(foreach p,$(PROGRAMS),build/$(p).json)
 
-.PHONY: build test lint demo bench clean
+.PHONY: build test lint demo bench fuzz clean
 
 build: $(OUTPUTS)
 
@@ -29,6 +29,16 @@ demo:
 # Figures, not tests: each printed beside a baseline measured in the same run.
 bench:
 	$(VENV)/python scripts/bench/main.py
+
+# Coverage-guided fuzzing (atheris); FUZZ_SECONDS per target. Crashes are saved as
+# fuzz-<target>-crash-* in the current directory.
+FUZZ_SECONDS ?= 600
+fuzz:
+	for target in compiler packets p4runtime; do \
+	    $(VENV)/python scripts/fuzz/fuzz_$$target.py -max_total_time=$(FUZZ_SECONDS) \
+	        -artifact_prefix=fuzz-$$target- >fuzz-$$target.log 2>&1 || exit 1; \
+	    grep -E '^Done' fuzz-$$target.log; \
+	done
 
 clean:
 	rm -rf build dataplane/target

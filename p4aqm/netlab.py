@@ -22,7 +22,8 @@ _PR_SET_PDEATHSIG = 1
 _sequence = itertools.count()
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
+    """preexec_fn: the kernel kills the child when the process that started it dies."""
     ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
@@ -98,7 +99,7 @@ class TestNetwork:
             text=True,
             timeout=timeout_s,
             check=check,
-            preexec_fn=_die_with_parent,
+            preexec_fn=die_with_parent,
         )
 
     def spawn(self, args: list[str]) -> subprocess.Popen[str]:
@@ -108,7 +109,7 @@ class TestNetwork:
             stderr=subprocess.STDOUT,
             text=True,
             start_new_session=True,
-            preexec_fn=_die_with_parent,
+            preexec_fn=die_with_parent,
         )
         self.processes.append(process)
         return process

@@ -34,7 +34,7 @@ python=${PYTHON:-python3}
 say "Python environment (.venv), with the Rust packet path built by maturin"
 [ -x .venv/bin/python ] || "$python" -m venv .venv
 .venv/bin/pip install -q --upgrade pip
-.venv/bin/pip install -q -e ".[test]"
+.venv/bin/pip install -q -e ".[test,fuzz]"
 
 # p4runtime-shell pins protobuf < 3.21, which cannot share a venv with finsy: the test
 # that drives our switch with it runs it, unchanged, from its own venv.
