@@ -1,10 +1,15 @@
 """A throwaway network for tests and benchmarks: one namespace with the switch and veths.
 
 Port N of the switch is veth `sN`; its peer `hN` is where a test (PTF, scapy) sends
-and receives. Everything lives inside the namespace, so the switch's gRPC port on the
-namespace's loopback never collides with anything outside, and deleting the namespace
-deletes every veth. Processes started here die with the namespace's owner: they are
-killed on exit, and get SIGKILL from the kernel if the test process itself dies.
+and receives. With `hosts=True`, each `hN` moves into a namespace of its own and becomes
+a host with a kernel TCP/IP stack: 10.0.N.1/24, MAC 00:00:00:00:0N:0N, default route
+via 10.0.N.254, whose MAC is 00:00:00:00:0N:ff (the addresses of
+controller/examples/l3_forward.yaml).
+
+Everything lives in namespaces, so the switch's gRPC port on the namespace's loopback
+never collides with anything outside, and deleting the namespaces deletes every veth.
+Processes started here are killed on exit, and get SIGKILL from the kernel if the
+process that started them dies.
 """
 
 import ctypes
@@ -53,10 +58,14 @@ def remove_stale_namespaces() -> None:
 class TestNetwork:
     __test__ = False  # not a pytest test class
 
-    def __init__(self, ports: int = 2) -> None:
+    def __init__(self, ports: int = 2, hosts: bool = False) -> None:
         self.name = f"{NAMESPACE_PREFIX}{os.getpid()}-{next(_sequence)}"
         self.ports = list(range(1, ports + 1))
+        self.hosts = hosts
         self.processes: list[subprocess.Popen[str]] = []
+
+    def host_namespace(self, port: int) -> str:
+        return f"{self.name}-h{port}"
 
     def __enter__(self) -> "TestNetwork":
         _ip("netns", "add", self.name)
@@ -86,6 +95,39 @@ class TestNetwork:
             _ip("-n", self.name, "link", "add", switch_end, *veth)
             for end in (switch_end, host_end):
                 _ip("-n", self.name, "link", "set", end, "up")
+            if self.hosts:
+                self._make_host(port)
+
+    def _make_host(self, port: int) -> None:
+        host = self.host_namespace(port)
+        dev = f"h{port}"
+        _ip("netns", "add", host)
+        _ip("-n", self.name, "link", "set", dev, "netns", host)
+        _ip("-n", host, "link", "set", "lo", "up")
+        _ip("-n", host, "link", "set", dev, "address", f"00:00:00:00:{port:02x}:{port:02x}")
+        _ip("-n", host, "link", "set", dev, "up")
+        _ip("-n", host, "addr", "add", f"10.0.{port}.1/24", "dev", dev)
+        gateway = f"10.0.{port}.254"
+        _ip("-n", host, "neigh", "add", gateway, "lladdr", f"00:00:00:00:{port:02x}:ff", "dev", dev)
+        _ip("-n", host, "route", "add", "default", "via", gateway)
+        # The switch forwards bytes as they are: checksums must be complete when sent.
+        subprocess.run(
+            ["ip", "netns", "exec", host, "ethtool", "-K", dev, "tx", "off"],
+            check=True,
+            capture_output=True,
+        )
+
+    def host_run(
+        self, port: int, args: list[str], timeout_s: float = 60.0
+    ) -> subprocess.CompletedProcess[str]:
+        """Run a command on host N (needs hosts=True)."""
+        return subprocess.run(
+            ["ip", "netns", "exec", self.host_namespace(port), *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            preexec_fn=die_with_parent,
+        )
 
     def command(self, args: list[str]) -> list[str]:
         return ["ip", "netns", "exec", self.name, *args]
@@ -142,7 +184,9 @@ class TestNetwork:
                     process.wait()
             if process.stdout:
                 process.stdout.close()
-        subprocess.run(["ip", "netns", "del", self.name], capture_output=True)
+        hosts = [self.host_namespace(port) for port in self.ports] if self.hosts else []
+        for namespace in [*hosts, self.name]:
+            subprocess.run(["ip", "netns", "del", namespace], capture_output=True)
 
 
 def _wait_for_line(process: subprocess.Popen[str], needle: str, timeout_s: float) -> None:
