@@ -1,10 +1,11 @@
 """`p4aqm switch`: the software switch, with the command-line flags of simple_switch_grpc.
 
     p4aqm switch [-i PORT@IFACE ...] [--device-id N] [--no-p4 | PROG.json]
-                 [-- --grpc-server-addr HOST:PORT --cpu-port N]
+                 [-- --grpc-server-addr HOST:PORT --cpu-port N --priority-queues N]
 
-As with simple_switch_grpc, the target options (--grpc-server-addr, --cpu-port) may
-follow a `--` separator; they are also accepted before it.
+As with simple_switch_grpc, the target options (--grpc-server-addr, --cpu-port,
+--priority-queues) may follow a `--` separator; they are also accepted before it.
+The gRPC port serves P4Runtime and, for queue control, gNMI (p4switch/README.md).
 """
 
 import argparse
@@ -16,11 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
+from p4switch.gnmi.service import GnmiService
 from p4switch.runtime.dataplane import DataplaneApi
-from p4switch.runtime.server import P4RuntimeService, start_server
+from p4switch.runtime.server import P4RuntimeService, start_server, stop_server
 
 PROG = "p4aqm switch"
 MAX_PORT = 511  # v1model ports are bit<9>
+MAX_PRIORITY_QUEUES = 8  # standard_metadata.priority is bit<3>
 LOG = logging.getLogger("p4switch")
 
 
@@ -53,6 +56,7 @@ class Options:
     host: str
     port: int
     cpu_port: int | None
+    priority_queues: int
     config: Path | None
     log_console: bool
     trace: bool
@@ -63,9 +67,15 @@ def _add_target_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--grpc-server-addr",
         metavar="HOST:PORT",
-        help="where the P4Runtime server listens (default 127.0.0.1:9559; port 0 picks one)",
+        help="where P4Runtime and gNMI listen (default 127.0.0.1:9559; port 0 picks one)",
     )
     parser.add_argument("--cpu-port", metavar="N", type=int, help="port for packet-in/out")
+    parser.add_argument(
+        "--priority-queues",
+        metavar="N",
+        type=int,
+        help="queues per egress port, picked by standard_metadata.priority (default 1)",
+    )
 
 
 def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
@@ -119,11 +129,15 @@ def parse_args(argv: list[str]) -> Options:
         target = target_parser.parse_args(argv[split + 1 :])
     else:
         args = parser.parse_args(argv)
-        target = argparse.Namespace(grpc_server_addr=None, cpu_port=None)
+        target = argparse.Namespace(grpc_server_addr=None, cpu_port=None, priority_queues=None)
     if args.thrift_port is not None:
         print(f"{PROG}: warning: --thrift-port ignored: no Thrift server", file=sys.stderr)
     address = target.grpc_server_addr or args.grpc_server_addr or "127.0.0.1:9559"
     cpu_port = target.cpu_port if target.cpu_port is not None else args.cpu_port
+    given = (target.priority_queues, args.priority_queues)
+    queues = next((q for q in given if q is not None), 1)
+    if not 1 <= queues <= MAX_PRIORITY_QUEUES:
+        raise _UsageError(f"--priority-queues {queues}: expected 1..{MAX_PRIORITY_QUEUES}")
     if args.config is not None and args.no_p4:
         raise _UsageError("give either a BMv2 JSON file or --no-p4, not both")
     if cpu_port is not None and not 0 <= cpu_port <= MAX_PORT:
@@ -137,6 +151,7 @@ def parse_args(argv: list[str]) -> Options:
         host=host,
         port=port,
         cpu_port=cpu_port,
+        priority_queues=queues,
         config=args.config,
         log_console=args.log_console,
         trace=args.trace,
@@ -207,7 +222,9 @@ def _dataplane(options: Options) -> DataplaneApi:
         if not Path("/sys/class/net", ifname).exists():
             raise _SwitchError(f"--interface '{port}@{ifname}': no interface named '{ifname}'")
     try:
-        dataplane = Dataplane(cpu_port=options.cpu_port, seed=options.seed)
+        dataplane = Dataplane(
+            cpu_port=options.cpu_port, seed=options.seed, priority_queues=options.priority_queues
+        )
     except Exception as exc:  # noqa: BLE001 - any failure of the extension is fatal here
         raise _SwitchError(f"cannot create the dataplane: {exc}") from None
     for port, ifname in options.interfaces:
@@ -231,7 +248,9 @@ async def _run(options: Options) -> int:
             raise _SwitchError(f"{options.config}: {exc}") from None
     address = f"[{options.host}]" if ":" in options.host else options.host
     try:
-        server, port = await start_server(service, f"{address}:{options.port}")
+        server, port = await start_server(
+            service, f"{address}:{options.port}", gnmi_service=GnmiService(dataplane)
+        )
     except OSError as exc:
         raise _SwitchError(str(exc)) from None
     stop = asyncio.Event()
@@ -252,6 +271,6 @@ async def _run(options: Options) -> int:
         await stop.wait()
         LOG.info("stopping")
     finally:
-        await server.stop(grace=1)
+        await stop_server(server, service, grace=1)
         dataplane.stop()
     return 0

@@ -72,6 +72,9 @@ class Arbitrator:
         self._streams[stream.role].remove(stream)
         self._elect(stream.role, None)
 
+    def primary(self, role: str) -> Stream | None:
+        return self._primary.get(role)
+
     def is_primary(self, role: str, election_id: p4r.Uint128 | None) -> bool:
         primary = self._primary.get(role)
         return (

@@ -6,32 +6,19 @@ be type-checked and imported where the Rust extension has not been built.
 
 from typing import Protocol
 
+from p4switch.gnmi.service import PortControl
+from p4switch.runtime.controller_io import CpuPortApi
+from p4switch.runtime.entities import EntityApi
 
-class DataplaneApi(Protocol):
+
+class DataplaneApi(EntityApi, CpuPortApi, PortControl, Protocol):
+    """Each module states the methods it calls; this is all of them."""
+
     def add_interface(self, port: int, ifname: str) -> None: ...
 
     def load_pipeline(self, bmv2_json: bytes) -> None: ...
 
     def has_pipeline(self) -> bool: ...
-
-    def table_add(
-        self,
-        table: str,
-        keys: list[tuple],
-        action: str,
-        action_data: list[bytes],
-        priority: int,
-    ) -> int: ...
-
-    def table_modify(
-        self, table: str, handle: int, action: str, action_data: list[bytes]
-    ) -> None: ...
-
-    def table_delete(self, table: str, handle: int) -> None: ...
-
-    def table_set_default(self, table: str, action: str, action_data: list[bytes]) -> None: ...
-
-    def table_clear(self, table: str) -> None: ...
 
     def start(self) -> None: ...
 

@@ -1,6 +1,11 @@
 """The one exception the runtime raises for a client's mistake or an unsupported request."""
 
+from collections.abc import Callable
+from typing import TypeVar
+
 import grpc
+
+_T = TypeVar("_T")
 
 
 class P4RuntimeError(Exception):
@@ -25,3 +30,14 @@ def not_found(message: str) -> P4RuntimeError:
 
 def unimplemented(message: str) -> P4RuntimeError:
     return P4RuntimeError(grpc.StatusCode.UNIMPLEMENTED, message)
+
+
+def call_dataplane(method: Callable[..., _T], *args: object, **kwargs: object) -> _T:
+    """Call the dataplane, turning its KeyError/ValueError (which name the table, extern,
+    port or value at fault) into NOT_FOUND/INVALID_ARGUMENT."""
+    try:
+        return method(*args, **kwargs)
+    except KeyError as exc:
+        raise not_found(f"dataplane: {exc.args[0] if exc.args else exc}") from None
+    except ValueError as exc:
+        raise invalid(f"dataplane: {exc}") from None

@@ -14,6 +14,7 @@ from finsy.proto import p4i, p4r
 
 from p4switch.runtime.codec import canonical, encode_uint
 from p4switch.runtime.errors import invalid, not_found
+from p4switch.runtime.resources import Resources
 
 MATCH_TYPES: dict[int, str] = {
     p4i.MatchField.EXACT: "exact",
@@ -84,6 +85,7 @@ class Pipeline:
         bmv2 = _parse_bmv2_json(config.p4_device_config)
         self.actions = _index_actions(config.p4info, bmv2)
         self.tables = _index_tables(config.p4info, bmv2, self.actions)
+        self.resources = Resources(config.p4info)
 
     def table(self, table_id: int) -> TableInfo:
         try:

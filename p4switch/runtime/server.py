@@ -5,20 +5,22 @@ so the table store, the pipeline and the arbitrator need no locks.
 """
 
 import asyncio
-import contextlib
 import logging
 import threading
 from collections.abc import AsyncIterator, Callable
 
 import grpc
-from finsy.proto import p4r, p4r_grpc, rpc_code, rpc_status
+from finsy.proto import gnmi_grpc, p4r, p4r_grpc, rpc_code, rpc_status
 from google.protobuf import any_pb2
 
+from p4switch.gnmi.service import GnmiService
 from p4switch.runtime.arbitration import Arbitrator, Stream
+from p4switch.runtime.controller_io import ControllerIo
 from p4switch.runtime.dataplane import DataplaneApi
+from p4switch.runtime.entities import Entities
 from p4switch.runtime.errors import P4RuntimeError, invalid, not_found, unimplemented
 from p4switch.runtime.pipeline import Pipeline
-from p4switch.runtime.tables import TableStore
+from p4switch.runtime.status import status
 
 LOG = logging.getLogger("p4switch.runtime")
 
@@ -46,15 +48,24 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
         self._scratch = scratch_dataplane or type(dataplane)
         self._arbitrator = Arbitrator(device_id)
         self._config: p4r.ForwardingPipelineConfig | None = None
-        self._store: TableStore | None = None
+        self._entities: Entities | None = None
         self._saved: Pipeline | None = None
+        self._io = ControllerIo(dataplane, self._arbitrator, lambda: self._entities)
+
+    def start(self) -> None:
+        """Start delivering packet-ins and digests; call on the event loop that serves
+        the RPCs."""
+        self._io.start()
+
+    async def stop(self) -> None:
+        await self._io.stop()
 
     def load_device_config(self, bmv2_json: bytes) -> None:
         """Load a BMv2 JSON at start-up, without P4Info (like simple_switch_grpc's
         positional JSON file): packets flow, but tables wait for a pipeline push."""
         _dataplane_call(self._dp.load_pipeline, bmv2_json)
         self._config = p4r.ForwardingPipelineConfig(p4_device_config=bmv2_json)
-        self._store = None
+        self._entities = None
 
     # -- unary RPCs -------------------------------------------------------------------
 
@@ -66,7 +77,7 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
     async def SetForwardingPipelineConfig(
         self, request: p4r.SetForwardingPipelineConfigRequest, context: grpc.aio.ServicerContext
     ) -> p4r.SetForwardingPipelineConfigResponse:
-        async with _status(context):
+        async with status(context, LOG):
             self._check_device(request.device_id)
             self._check_primary(request.role, request, "SetForwardingPipelineConfig")
             self._set_config(request)
@@ -97,7 +108,7 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
         # Loading a pipeline clears all dataplane state, so the entry store starts empty.
         _dataplane_call(self._dp.load_pipeline, pipeline.config.p4_device_config)
         self._config = pipeline.config
-        self._store = TableStore(self._dp, pipeline)
+        self._entities = Entities(self._dp, pipeline)
         self._saved = None
         names = ", ".join(t.name for t in pipeline.tables.values())
         LOG.info("pipeline committed; tables: %s", names or "(none)")
@@ -105,7 +116,7 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
     async def GetForwardingPipelineConfig(
         self, request: p4r.GetForwardingPipelineConfigRequest, context: grpc.aio.ServicerContext
     ) -> p4r.GetForwardingPipelineConfigResponse:
-        async with _status(context):
+        async with status(context, LOG):
             self._check_device(request.device_id)
             if self._config is None:
                 raise P4RuntimeError(
@@ -130,14 +141,14 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
     async def Write(
         self, request: p4r.WriteRequest, context: grpc.aio.ServicerContext
     ) -> p4r.WriteResponse:
-        async with _status(context):
+        async with status(context, LOG):
             self._check_device(request.device_id)
             self._check_primary(request.role, request, "Write")
-            store = self._require_store()
+            entities = self._require_entities()
             if request.atomicity != p4r.WriteRequest.CONTINUE_ON_ERROR:
                 name = p4r.WriteRequest.Atomicity.Name(request.atomicity)
                 raise unimplemented(f"atomicity {name} is not supported; use CONTINUE_ON_ERROR")
-        errors = [_apply_update(store, update) for update in request.updates]
+        errors = [_apply_update(entities, update) for update in request.updates]
         failed = [e for e in errors if e is not None]
         if failed:
             await _abort_with_update_errors(context, errors, len(failed))
@@ -146,15 +157,15 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
     async def Read(
         self, request: p4r.ReadRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[p4r.ReadResponse]:
-        entities: list[p4r.Entity] = []
-        async with _status(context):
+        found: list[p4r.Entity] = []
+        async with status(context, LOG):
             self._check_device(request.device_id)
-            store = self._require_store()
+            entities = self._require_entities()
             for entity in request.entities:
-                entities += _read_entity(store, entity)
+                found += entities.read(entity)
         # An empty result is still one (empty) response, as clients expect.
-        for start in range(0, max(len(entities), 1), READ_BATCH):
-            yield p4r.ReadResponse(entities=entities[start : start + READ_BATCH])
+        for start in range(0, max(len(found), 1), READ_BATCH):
+            yield p4r.ReadResponse(entities=found[start : start + READ_BATCH])
 
     # -- the stream -------------------------------------------------------------------
 
@@ -170,6 +181,8 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
                 kind = request.WhichOneof("update")
                 if kind == "arbitration":
                     self._arbitrator.arbitrate(stream, request.arbitration)
+                elif kind in ("packet", "digest_ack"):
+                    self._controller_message(stream, request, kind)
                 else:
                     LOG.warning("StreamChannel: %s messages are not supported yet", kind)
                     stream.queue.put_nowait(_stream_error(request, kind))
@@ -182,6 +195,22 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
         finally:
             writer.cancel()
             self._arbitrator.remove(stream)
+
+    def _controller_message(
+        self, stream: Stream, request: p4r.StreamMessageRequest, kind: str
+    ) -> None:
+        try:
+            if kind == "packet":
+                self._io.packet_out(stream, request.packet)
+            else:
+                self._io.digest_ack(request.digest_ack)
+        except P4RuntimeError as exc:
+            # A refused packet-out or ack is answered on the stream, which stays open.
+            stream.queue.put_nowait(_stream_error(request, kind, exc))
+        except Exception as exc:  # noqa: BLE001 - a bug must not close the stream
+            LOG.exception("StreamChannel: unexpected error")
+            error = P4RuntimeError(grpc.StatusCode.INTERNAL, f"internal error: {exc!r}")
+            stream.queue.put_nowait(_stream_error(request, kind, error))
 
     # -- checks -----------------------------------------------------------------------
 
@@ -203,24 +232,19 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
                 "(open a StreamChannel and send the highest election id)",
             )
 
-    def _require_store(self) -> TableStore:
-        if self._store is None:
+    def _require_entities(self) -> Entities:
+        if self._entities is None:
             what = "no P4Info" if self._config is not None else "no forwarding pipeline config"
             raise P4RuntimeError(
                 grpc.StatusCode.FAILED_PRECONDITION,
                 f"device {self._device_id} has {what}: push one with SetForwardingPipelineConfig",
             )
-        return self._store
+        return self._entities
 
 
-def _apply_update(store: TableStore, update: p4r.Update) -> P4RuntimeError | None:
-    kind = update.entity.WhichOneof("entity")
+def _apply_update(entities: Entities, update: p4r.Update) -> P4RuntimeError | None:
     try:
-        if kind is None:
-            raise invalid("the update has no entity")
-        if kind != "table_entry":
-            raise unimplemented(f"Write of {kind} is not supported")
-        store.write(update.type, update.entity.table_entry)
+        entities.write(update)
     except P4RuntimeError as exc:
         return exc
     except Exception as exc:  # noqa: BLE001 - a bug must fail one update, not the server
@@ -229,48 +253,11 @@ def _apply_update(store: TableStore, update: p4r.Update) -> P4RuntimeError | Non
     return None
 
 
-def _read_entity(store: TableStore, entity: p4r.Entity) -> list[p4r.Entity]:
-    kind = entity.WhichOneof("entity")
-    if kind == "table_entry":
-        return [p4r.Entity(table_entry=e) for e in store.read(entity.table_entry)]
-    if kind == "packet_replication_engine_entry":
-        # Multicast groups and clone sessions cannot be written yet, so there are none;
-        # clients such as finsy's delete_all() read them as part of a reset.
-        return []
-    if kind in ("action_profile_member", "action_profile_group"):
-        profile_id = getattr(entity, kind).action_profile_id
-        profiles = {p.preamble.id for p in store.pipeline.config.p4info.action_profiles}
-        if profile_id and profile_id not in profiles:
-            raise not_found(f"no action profile with id {profile_id} in the P4Info")
-        if profiles:
-            raise unimplemented(f"Read of {kind} is not supported")
-        # The program has no action profiles, so it has no members or groups.
-        return []
-    if kind is None:
-        raise invalid("the read request has an empty entity")
-    raise unimplemented(f"Read of {kind} is not supported")
-
-
 def _dataplane_call(method: Callable[[bytes], None], bmv2_json: bytes) -> None:
     try:
         method(bmv2_json)
     except ValueError as exc:
         raise invalid(f"BMv2 JSON rejected by the dataplane: {exc}") from None
-
-
-@contextlib.asynccontextmanager
-async def _status(context: grpc.aio.ServicerContext) -> AsyncIterator[None]:
-    """End the RPC with the status of a P4RuntimeError raised in the block; any other
-    exception is a server bug, reported as INTERNAL instead of crashing the handler."""
-    try:
-        yield
-    except P4RuntimeError as exc:
-        await context.abort(exc.code, exc.message)
-    except grpc.aio.AbortError:
-        raise
-    except Exception as exc:  # noqa: BLE001
-        LOG.exception("internal error")
-        await context.abort(grpc.StatusCode.INTERNAL, f"internal error: {exc!r}")
 
 
 async def _abort_with_update_errors(
@@ -295,11 +282,12 @@ async def _abort_with_update_errors(
     )
 
 
-def _stream_error(request: p4r.StreamMessageRequest, kind: str | None) -> p4r.StreamMessageResponse:
-    error = p4r.StreamError(
-        canonical_code=rpc_code.UNIMPLEMENTED,
-        message=f"StreamChannel: {kind or 'empty'} messages are not supported yet",
-    )
+def _stream_error(
+    request: p4r.StreamMessageRequest, kind: str | None, exc: P4RuntimeError | None = None
+) -> p4r.StreamMessageResponse:
+    if exc is None:
+        exc = unimplemented(f"StreamChannel: {kind or 'empty'} messages are not supported yet")
+    error = p4r.StreamError(canonical_code=exc.code.value[0], message=exc.message)
     if kind == "packet":
         error.packet_out.packet_out.CopyFrom(request.packet)
     elif kind == "digest_ack":
@@ -312,11 +300,16 @@ async def _drain(stream: Stream, context: grpc.aio.ServicerContext) -> None:
         await context.write(message)
 
 
-async def start_server(service: P4RuntimeService, address: str) -> tuple[grpc.aio.Server, int]:
-    """Start serving `service` on `address` (HOST:PORT; port 0 picks a free one).
-    Returns the server and the port it listens on; raises OSError if it cannot listen."""
+async def start_server(
+    service: P4RuntimeService, address: str, gnmi_service: GnmiService | None = None
+) -> tuple[grpc.aio.Server, int]:
+    """Start serving `service`, and `gnmi_service` if given, on `address` (HOST:PORT;
+    port 0 picks a free one). Returns the server and the port it listens on; raises
+    OSError if it cannot listen."""
     server = grpc.aio.server()
     p4r_grpc.add_P4RuntimeServicer_to_server(service, server)
+    if gnmi_service is not None:
+        gnmi_grpc.add_gNMIServicer_to_server(gnmi_service, server)
     try:
         port = server.add_insecure_port(address)
     except RuntimeError as exc:
@@ -324,7 +317,15 @@ async def start_server(service: P4RuntimeService, address: str) -> tuple[grpc.ai
     if port == 0:
         raise OSError(f"cannot listen on {address}")
     await server.start()
+    service.start()
     return server, port
+
+
+async def stop_server(
+    server: grpc.aio.Server, service: P4RuntimeService, grace: float | None
+) -> None:
+    await server.stop(grace=grace)
+    await service.stop()
 
 
 class ServerThread:
@@ -353,7 +354,9 @@ class ServerThread:
 
     def stop(self) -> None:
         if self._server is not None:
-            asyncio.run_coroutine_threadsafe(self._server.stop(grace=None), self._loop).result(10)
+            asyncio.run_coroutine_threadsafe(
+                stop_server(self._server, self._service, None), self._loop
+            ).result(10)
             self._server = None
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=10)

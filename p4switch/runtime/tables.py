@@ -5,25 +5,49 @@ entry written is kept here in canonical form, keyed by its match key and priorit
 entries with the same key and priority are the same entry for P4Runtime).
 """
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Protocol
 
 import grpc
 from finsy.proto import p4i, p4r
 
 from p4switch.runtime.codec import canonical, decode_uint, encode_uint
-from p4switch.runtime.dataplane import DataplaneApi
-from p4switch.runtime.errors import P4RuntimeError, invalid, not_found, unimplemented
+from p4switch.runtime.errors import (
+    P4RuntimeError,
+    call_dataplane,
+    invalid,
+    not_found,
+)
 from p4switch.runtime.pipeline import ActionInfo, Pipeline, TableInfo
 
 # A match key: (field id, serialized canonical FieldMatch) per field that is not a wildcard.
 MatchKey = tuple[tuple[int, bytes], ...]
-_T = TypeVar("_T")
+
+
+class TableApi(Protocol):
+    def table_add(
+        self,
+        table: str,
+        keys: list[tuple],
+        action: str,
+        action_data: list[bytes],
+        priority: int,
+    ) -> int: ...
+
+    def table_modify(
+        self, table: str, handle: int, action: str, action_data: list[bytes]
+    ) -> None: ...
+
+    def table_delete(self, table: str, handle: int) -> None: ...
+
+    def table_set_default(self, table: str, action: str, action_data: list[bytes]) -> None: ...
+
+    def table_clear(self, table: str) -> None: ...
 
 
 @dataclass
-class _Stored:
+class StoredEntry:
     handle: int
     entry: p4r.TableEntry
 
@@ -31,10 +55,10 @@ class _Stored:
 class TableStore:
     """The entries of every table of one pipeline, mirrored into the dataplane."""
 
-    def __init__(self, dataplane: DataplaneApi, pipeline: Pipeline) -> None:
+    def __init__(self, dataplane: TableApi, pipeline: Pipeline) -> None:
         self._dp = dataplane
         self._pipeline = pipeline
-        self._entries: dict[int, dict[tuple[int, MatchKey], _Stored]] = {
+        self._entries: dict[int, dict[tuple[int, MatchKey], StoredEntry]] = {
             table_id: {} for table_id in pipeline.tables
         }
         self._defaults = {t.id: self._initial_default(t) for t in pipeline.tables.values()}
@@ -46,18 +70,13 @@ class TableStore:
     # -- writes ------------------------------------------------------------------------
 
     def write(self, update_type: int, entry: p4r.TableEntry) -> None:
-        """Apply one INSERT, MODIFY or DELETE; raise P4RuntimeError if it is refused."""
+        """Apply one INSERT, MODIFY or DELETE; raise P4RuntimeError if it is refused.
+        The entry's direct counter and meter fields are table_entries.py's concern."""
         table = self._pipeline.table(entry.table_id)
         if table.is_const:
             raise P4RuntimeError(
                 grpc.StatusCode.PERMISSION_DENIED, f"table '{table.name}' is const"
             )
-        if (
-            entry.HasField("meter_config")
-            or entry.HasField("counter_data")
-            or entry.HasField("meter_counter_data")
-        ):
-            raise unimplemented("direct counters and meters are not supported")
         if entry.idle_timeout_ns:
             raise invalid(f"table '{table.name}' does not support idle timeouts")
         if entry.is_default_action:
@@ -86,7 +105,7 @@ class TableStore:
                 f"table '{table.name}' is full ({table.size} entries)",
             )
         action, args, action_msg = self._action(table, entry, default=False)
-        handle = _call(
+        handle = call_dataplane(
             self._dp.table_add,
             table.name,
             [m[1] for m in matches],
@@ -102,24 +121,24 @@ class TableStore:
             controller_metadata=entry.controller_metadata,
             metadata=entry.metadata,
         )
-        entries[(entry.priority, key)] = _Stored(handle, stored)
+        entries[(entry.priority, key)] = StoredEntry(handle, stored)
 
     def _modify(self, table: TableInfo, entry: p4r.TableEntry) -> None:
         _, stored = self._find(table, entry)
         action, args, action_msg = self._action(table, entry, default=False)
-        _call(self._dp.table_modify, table.name, stored.handle, action.name, args)
+        call_dataplane(self._dp.table_modify, table.name, stored.handle, action.name, args)
         stored.entry.action.CopyFrom(action_msg)
         stored.entry.controller_metadata = entry.controller_metadata
         stored.entry.metadata = entry.metadata
 
     def _delete(self, table: TableInfo, entry: p4r.TableEntry) -> None:
         key, stored = self._find(table, entry)
-        _call(self._dp.table_delete, table.name, stored.handle)
+        call_dataplane(self._dp.table_delete, table.name, stored.handle)
         del self._entries[table.id][key]
 
     def _find(
         self, table: TableInfo, entry: p4r.TableEntry
-    ) -> tuple[tuple[int, MatchKey], _Stored]:
+    ) -> tuple[tuple[int, MatchKey], StoredEntry]:
         _, match_key = self._match(table, entry.match)
         _check_priority(table, entry.priority)
         key = (entry.priority, match_key)
@@ -150,7 +169,7 @@ class TableStore:
             args = list(table.initial_default[1])
         else:
             raise invalid(f"table '{table.name}': no initial default action to restore")
-        _call(self._dp.table_set_default, table.name, action.name, args)
+        call_dataplane(self._dp.table_set_default, table.name, action.name, args)
         self._defaults[table.id] = new_default
 
     def _initial_default(self, table: TableInfo) -> p4r.TableEntry:
@@ -166,24 +185,35 @@ class TableStore:
 
     def read(self, query: p4r.TableEntry) -> Iterator[p4r.TableEntry]:
         """The stored entries that `query` selects (P4Runtime wildcard read rules)."""
-        if query.table_id == 0:
-            if query.match or query.priority:
-                raise invalid("a read of all tables (table_id 0) cannot filter on match fields")
-            tables = list(self._pipeline.tables.values())
-        else:
-            tables = [self._pipeline.table(query.table_id)]
         if query.is_default_action:
-            for table in tables:
+            for table in self._tables(query):
                 yield _copy(self._defaults[table.id])
             return
-        for table in tables:
+        for _, stored in self.select(query):
+            yield _copy(stored.entry)
+
+    def select(self, query: p4r.TableEntry) -> Iterator[tuple[TableInfo, StoredEntry]]:
+        """The stored (non-default) entries that `query` selects, with their tables."""
+        for table in self._tables(query):
             key = self._match(table, query.match)[1] if query.match else None
             for (priority, entry_key), stored in self._entries[table.id].items():
                 if key is not None and entry_key != key:
                     continue
                 if query.priority and priority != query.priority:
                     continue
-                yield _copy(stored.entry)
+                yield table, stored
+
+    def find(self, entry: p4r.TableEntry) -> tuple[TableInfo, StoredEntry]:
+        """The one stored entry with `entry`'s match key and priority, or NOT_FOUND."""
+        table = self._pipeline.table(entry.table_id)
+        return table, self._find(table, entry)[1]
+
+    def _tables(self, query: p4r.TableEntry) -> list[TableInfo]:
+        if query.table_id == 0:
+            if query.match or query.priority:
+                raise invalid("a read of all tables (table_id 0) cannot filter on match fields")
+            return list(self._pipeline.tables.values())
+        return [self._pipeline.table(query.table_id)]
 
     # -- checks and translation --------------------------------------------------------
 
@@ -335,13 +365,3 @@ def _copy(entry: p4r.TableEntry) -> p4r.TableEntry:
     result = p4r.TableEntry()
     result.CopyFrom(entry)
     return result
-
-
-def _call(method: Callable[..., _T], *args: object) -> _T:
-    """Call the dataplane, turning its KeyError/ValueError into P4Runtime codes."""
-    try:
-        return method(*args)
-    except KeyError as exc:
-        raise not_found(f"dataplane: {exc.args[0] if exc.args else exc}") from None
-    except ValueError as exc:
-        raise invalid(f"dataplane: {exc}") from None

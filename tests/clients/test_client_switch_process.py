@@ -1,10 +1,13 @@
-"""`p4aqm switch` as a process: ready line, clean stop on SIGTERM and SIGINT."""
+"""`p4aqm switch` as a process: ready line, clean stop on SIGTERM and SIGINT, gNMI."""
 
+import asyncio
 import signal
 from typing import Any
 
 import grpc
 import pytest
+from finsy import GNMIClient, GNMIPath
+from finsy.gnmiclient import GNMIClientError
 from finsy.proto import p4r, p4r_grpc
 from switch_process import start_switch, stop_switch
 
@@ -35,3 +38,28 @@ def test_loads_json_at_start(l3_program: Any) -> None:
         assert reply.config.p4_device_config == l3_program.json_path.read_bytes()
     finally:
         assert stop_switch(switch.process) == 0
+
+
+def test_gnmi_on_the_grpc_port() -> None:
+    """gNMI shares the P4Runtime port, and --priority-queues sets the queues per port."""
+    switch = start_switch(
+        ["--no-p4", "--", "--grpc-server-addr", "127.0.0.1:0"] + ["--priority-queues", "4"]
+    )
+    rate = GNMIPath("/p4aqm/ports/port[id=1]/queues/queue[id=3]/config/rate-pps")
+
+    async def session() -> tuple[list[Any], str]:
+        async with GNMIClient(switch.address) as client:
+            await client.set(update=[(rate, 500)])
+            values = [u.value for u in await client.get(rate)]
+            try:
+                await client.set(update=[(rate.set("queue", id=4), 500)])
+            except GNMIClientError as exc:
+                return values, exc.message
+        return values, ""
+
+    try:
+        values, error = asyncio.run(session())
+    finally:
+        assert stop_switch(switch.process) == 0
+    assert values == [500]
+    assert "4 queue(s) per port" in error

@@ -34,6 +34,10 @@ class Program:
     def action_id(self, name: str) -> int:
         return next(a.preamble.id for a in self.p4info.actions if a.preamble.name == name)
 
+    def id_of(self, kind: str, name: str) -> int:
+        """The id of P4Info object `name` in section `kind` ("registers", "counters", ...)."""
+        return next(o.preamble.id for o in getattr(self.p4info, kind) if o.preamble.name == name)
+
     def config(self, cookie: int | None = None) -> p4r.ForwardingPipelineConfig:
         config = p4r.ForwardingPipelineConfig(
             p4info=self.p4info, p4_device_config=self.device_config
@@ -187,3 +191,7 @@ def route_entry(
 
 def insert(entry: p4r.TableEntry) -> p4r.Update:
     return update(p4r.Update.INSERT, entry)
+
+
+def modify(entity: p4r.Entity) -> p4r.Update:
+    return p4r.Update(type=p4r.Update.MODIFY, entity=entity)

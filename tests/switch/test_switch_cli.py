@@ -25,6 +25,8 @@ from p4switch.cli import main, parse_args
         (["--no-p4", "--", "--pcap", "dir"], "unrecognized arguments: --pcap"),
         (["--no-p4", "--bogus"], "unrecognized arguments: --bogus"),
         (["--no-p4", "prog.json"], "either a BMv2 JSON file or --no-p4"),
+        (["--no-p4", "--", "--priority-queues", "9"], "--priority-queues 9: expected 1..8"),
+        (["--no-p4", "--priority-queues", "0"], "--priority-queues 0: expected 1..8"),
     ],
 )
 def test_bad_flags(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -38,7 +40,8 @@ def test_bad_flags(argv: list[str], message: str, capsys: pytest.CaptureFixture[
 def test_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--help"]) == 0
     out = capsys.readouterr().out
-    for flag in ("--interface", "--device-id", "--grpc-server-addr", "--cpu-port", "--no-p4"):
+    flags = ("--interface", "--device-id", "--grpc-server-addr", "--cpu-port", "--no-p4")
+    for flag in (*flags, "--priority-queues"):
         assert flag in out
 
 
@@ -46,6 +49,7 @@ def test_defaults() -> None:
     options = parse_args(["--no-p4"])
     assert (options.host, options.port) == ("127.0.0.1", 9559)
     assert options.device_id == 0 and options.interfaces == [] and options.cpu_port is None
+    assert options.priority_queues == 1
 
 
 def test_target_options_after_separator() -> None:
@@ -63,8 +67,11 @@ def test_target_options_after_separator() -> None:
             "0.0.0.0:50001",
             "--cpu-port",
             "255",
+            "--priority-queues",
+            "8",
         ]
     )
+    assert options.priority_queues == 8
     assert options.interfaces == [(1, "veth1"), (2, "veth2")]
     assert options.device_id == 3
     assert options.config == Path("prog.json")

@@ -1,0 +1,58 @@
+"""Packet-in and packet-out metadata: the @controller_header headers as bytes on the wire.
+
+A packet-out's metadata becomes the packet_out header, prepended to the payload before the
+packet enters ingress on the CPU port; a packet the program sends to the CPU port starts
+with the packet_in header, which becomes the packet-in's metadata. Fields are packed most
+significant bit first, in header order, as the deparser emits them.
+"""
+
+from finsy.proto import p4r
+
+from p4switch.runtime.codec import decode_uint, encode_uint
+from p4switch.runtime.errors import invalid
+from p4switch.runtime.resources import ControllerHeader
+
+
+def packet_out_bytes(header: ControllerHeader | None, packet: p4r.PacketOut) -> bytes:
+    """The frame to inject: the packet_out header built from the metadata, then the payload.
+
+    P4Runtime requires exactly one value per metadata field, matched by id. A program
+    without a packet_out header takes the payload as it is, so metadata is refused.
+    """
+    if header is None:
+        if packet.metadata:
+            raise invalid("packet-out: the P4Info has no packet_out controller header")
+        return packet.payload
+    by_id = {f.id: f for f in header.fields}
+    values: dict[int, int] = {}
+    for meta in packet.metadata:
+        field = by_id.get(meta.metadata_id)
+        if field is None:
+            raise invalid(f"packet-out: header 'packet_out' has no metadata id {meta.metadata_id}")
+        if meta.metadata_id in values:
+            raise invalid(f"packet-out: metadata '{field.name}' given twice")
+        values[field.id] = decode_uint(meta.value, field.bitwidth, f"packet-out '{field.name}'")
+    missing = [f.name for f in header.fields if f.id not in values]
+    if missing:
+        raise invalid(f"packet-out: missing metadata {', '.join(missing)}")
+    bits = 0
+    for field in header.fields:
+        bits = (bits << field.bitwidth) | values[field.id]
+    return bits.to_bytes(header.bitwidth // 8, "big") + packet.payload
+
+
+def packet_in_message(header: ControllerHeader | None, frame: bytes) -> p4r.PacketIn:
+    """The packet-in for a frame sent to the CPU port: the packet_in header stripped into
+    metadata (canonical bytestrings, by id), the rest as payload. A frame too short for
+    the header is delivered whole, without metadata, rather than dropped unseen."""
+    if header is None or len(frame) < header.bitwidth // 8:
+        return p4r.PacketIn(payload=frame)
+    size = header.bitwidth // 8
+    bits = int.from_bytes(frame[:size], "big")
+    shift = header.bitwidth
+    metadata = []
+    for field in header.fields:
+        shift -= field.bitwidth
+        value = (bits >> shift) & ((1 << field.bitwidth) - 1)
+        metadata.append(p4r.PacketMetadata(metadata_id=field.id, value=encode_uint(value)))
+    return p4r.PacketIn(payload=frame[size:], metadata=metadata)

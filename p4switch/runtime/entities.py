@@ -1,0 +1,84 @@
+"""Write and Read of every entity kind, dispatched to the module that owns it."""
+
+from collections.abc import Iterable, Iterator
+from typing import Any, Protocol
+
+from finsy.proto import p4r
+
+from p4switch.runtime.counters import CounterApi, Counters, DirectCounterApi, DirectCounters
+from p4switch.runtime.digests import DigestConfigs
+from p4switch.runtime.errors import invalid, not_found, unimplemented
+from p4switch.runtime.meters import DirectMeterApi, DirectMeters, MeterApi, Meters
+from p4switch.runtime.pipeline import Pipeline
+from p4switch.runtime.registers import RegisterApi, Registers
+from p4switch.runtime.replication import ReplicationApi, ReplicationEngine
+from p4switch.runtime.table_entries import TableEntries
+from p4switch.runtime.tables import TableApi, TableStore
+
+
+class _Handler(Protocol):
+    def write(self, update_type: int, message: Any) -> None: ...
+
+    def read(self, query: Any) -> Iterable[Any]: ...
+
+
+class EntityApi(
+    TableApi,
+    RegisterApi,
+    CounterApi,
+    DirectCounterApi,
+    MeterApi,
+    DirectMeterApi,
+    ReplicationApi,
+    Protocol,
+):
+    """The dataplane methods behind Write and Read."""
+
+
+class Entities:
+    """The entities of one committed pipeline, mirrored into the dataplane."""
+
+    def __init__(self, dataplane: EntityApi, pipeline: Pipeline) -> None:
+        self.pipeline = pipeline
+        self.tables = TableStore(dataplane, pipeline)
+        self.digests = DigestConfigs(pipeline.resources)
+        self._handlers: dict[str, _Handler] = {
+            "table_entry": TableEntries(dataplane, self.tables),
+            "register_entry": Registers(dataplane, pipeline.resources),
+            "counter_entry": Counters(dataplane, pipeline.resources),
+            "direct_counter_entry": DirectCounters(dataplane, self.tables),
+            "meter_entry": Meters(dataplane, pipeline.resources),
+            "direct_meter_entry": DirectMeters(dataplane, self.tables),
+            "packet_replication_engine_entry": ReplicationEngine(dataplane),
+            "digest_entry": self.digests,
+        }
+
+    def write(self, update: p4r.Update) -> None:
+        kind = update.entity.WhichOneof("entity")
+        if kind is None:
+            raise invalid("the update has no entity")
+        handler = self._handlers.get(kind)
+        if handler is None:
+            raise unimplemented(f"Write of {kind} is not supported")
+        handler.write(update.type, getattr(update.entity, kind))
+
+    def read(self, entity: p4r.Entity) -> Iterator[p4r.Entity]:
+        kind = entity.WhichOneof("entity")
+        if kind is None:
+            raise invalid("the read request has an empty entity")
+        handler = self._handlers.get(kind)
+        if handler is not None:
+            for message in handler.read(getattr(entity, kind)):
+                yield p4r.Entity(**{kind: message})
+        elif kind in ("action_profile_member", "action_profile_group"):
+            self._check_no_action_profiles(kind, getattr(entity, kind).action_profile_id)
+        else:
+            raise unimplemented(f"Read of {kind} is not supported")
+
+    def _check_no_action_profiles(self, kind: str, profile_id: int) -> None:
+        profiles = {p.preamble.id for p in self.pipeline.config.p4info.action_profiles}
+        if profile_id and profile_id not in profiles:
+            raise not_found(f"no action profile with id {profile_id} in the P4Info")
+        if profiles:
+            raise unimplemented(f"Read of {kind} is not supported")
+        # The program has no action profiles, so it has no members or groups.
