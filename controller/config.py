@@ -13,7 +13,14 @@ from typing import Annotated
 import yaml
 from finsy.proto import p4i
 from google.protobuf import text_format
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    model_validator,
+)
 
 MacAddress = Annotated[
     str, StringConstraints(pattern=r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$", strip_whitespace=True)
@@ -45,10 +52,38 @@ class Route(_Strict):
     src_mac: MacAddress
 
 
+class LinkConfig(_Strict):
+    """The emulated link on a port: a delay line in both directions, outside the queue."""
+
+    delay_us: int | None = Field(default=None, ge=0)
+    rate_bps: int | None = Field(default=None, ge=0)
+
+
+class QueueConfig(_Strict):
+    """The traffic manager's queue(s) of a port; a rate in bits/s or in packets/s."""
+
+    rate_bps: int | None = Field(default=None, gt=0)
+    rate_pps: float | None = Field(default=None, gt=0)
+    depth_packets: int | None = Field(default=None, gt=0)
+    depth_bytes: int | None = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _one_rate(self) -> "QueueConfig":
+        if self.rate_bps is not None and self.rate_pps is not None:
+            raise ValueError("give rate_bps or rate_pps, not both")
+        return self
+
+
+class PortConfig(_Strict):
+    link: LinkConfig | None = None
+    queue: QueueConfig | None = None
+
+
 class ControllerConfig(_Strict):
     switch: SwitchTarget = SwitchTarget()
     pipeline: PipelineFiles
     routes: list[Route] = []
+    ports: dict[Annotated[int, Field(ge=0, le=MAX_PORT)], PortConfig] = {}
 
 
 class ConfigError(Exception):

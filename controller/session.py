@@ -5,6 +5,7 @@ import asyncio
 import finsy as fy
 
 from controller.config import ControllerConfig
+from controller.port_control import apply_ports
 from controller.routes import route_entry
 
 
@@ -26,6 +27,7 @@ async def _apply(config: ControllerConfig) -> int:
     async with fy.Switch("p4aqm", config.switch.grpc_addr, options) as switch:
         if entries:
             await switch.insert(entries)
+    await apply_ports(config.switch.grpc_addr, config.ports)
     return len(entries)
 
 
