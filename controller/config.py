@@ -93,7 +93,12 @@ class ConfigError(Exception):
 def _location(loc: tuple[int | str, ...]) -> str:
     text = ""
     for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+        if part == "[key]":  # pydantic's marker for a bad dict key, such as a port number
+            text += " (key)"
+        elif isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
     return text or "(top level)"
 
 

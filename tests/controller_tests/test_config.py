@@ -1,11 +1,13 @@
 """The controller's config: valid files load, and every mistake names its field."""
 
+import re
 from pathlib import Path
 
 import pytest
 import yaml
 
 from controller.config import ConfigError, load_config
+from controller.port_control import port_updates
 
 MINIMAL_P4INFO = 'actions { preamble { id: 21257015 name: "NoAction" alias: "NoAction" } }\n'
 
@@ -91,3 +93,35 @@ def test_yaml_syntax_error_is_positioned(tmp_path: Path) -> None:
 def test_missing_file_is_reported(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="cannot read config"):
         load_config(tmp_path / "nope.yaml")
+
+
+def test_ports_become_gnmi_updates(tmp_path: Path, pipeline_files: dict[str, str]) -> None:
+    config = example_with(pipeline_files)
+    config["ports"] = {
+        2: {"queue": {"rate_bps": 10_000_000, "depth_packets": 120}},
+        1: {"link": {"delay_us": 40_000}},
+    }
+    loaded = load_config(write(tmp_path, config))
+    updates = [(f"/{path}", value) for path, value in port_updates(loaded.ports)]
+    assert updates == [
+        ("/p4aqm/ports/port[id=1]/link/config/delay-us", 40_000),
+        ("/p4aqm/ports/port[id=2]/queues/queue[id=*]/config/rate-bps", 10_000_000),
+        ("/p4aqm/ports/port[id=2]/queues/queue[id=*]/config/depth-packets", 120),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("ports", "message"),
+    [
+        ({2: {"queue": {"rate_bps": 1, "rate_pps": 1}}}, "ports[2].queue: Value error, give"),
+        ({1: {"link": {"delay_us": -1}}}, "ports[1].link.delay_us: Input should be greater"),
+        ({600: {}}, "ports[600] (key): Input should be less than or equal to 510"),
+    ],
+)
+def test_bad_ports(
+    tmp_path: Path, pipeline_files: dict[str, str], ports: dict, message: str
+) -> None:
+    config = example_with(pipeline_files)
+    config["ports"] = ports
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_config(write(tmp_path, config))
