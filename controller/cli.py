@@ -8,7 +8,7 @@ import finsy as fy
 import grpc
 
 from controller.config import ConfigError, load_config
-from controller.session import SwitchUnreachable, apply_config
+from controller.session import PipelineMismatch, SwitchUnreachable, apply_config
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -37,7 +37,7 @@ def main(argv: list[str]) -> int:
     config = config.model_copy(update={"switch": switch})
     try:
         written = apply_config(config, timeout_s=args.timeout)
-    except SwitchUnreachable as exc:
+    except (SwitchUnreachable, PipelineMismatch) as exc:
         print(f"p4aqm controller: error: {exc}", file=sys.stderr)
         return 1
     except (fy.P4ClientError, grpc.RpcError) as exc:

@@ -8,7 +8,7 @@ directory of the config file, so a config can travel with its programs.
 import json
 from ipaddress import IPv4Network
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import yaml
 from finsy.proto import p4i
@@ -21,6 +21,8 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
+
+from p4aqm.models.red import RedParams
 
 MacAddress = Annotated[
     str, StringConstraints(pattern=r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$", strip_whitespace=True)
@@ -74,9 +76,42 @@ class QueueConfig(_Strict):
         return self
 
 
+class RedConfig(_Strict):
+    """RED on a port's queue (p4src/red.p4), in packets, probabilities and seconds."""
+
+    discipline: Literal["red"]
+    min_th: float = Field(ge=0)
+    max_th: float = Field(gt=0)
+    max_p: float = Field(gt=0, le=1)
+    w_q: float = Field(default=1 / 512, gt=0, lt=1)
+    qlen: int = Field(default=1000, ge=1)
+    gentle: bool = False
+    ecn: bool = False
+    # Typical transmission time of a packet: the idle-decay clock (1500 B at 10 Mbit/s).
+    mean_pkt_time_s: float = Field(default=0.0012, gt=0)
+
+    @model_validator(mode="after")
+    def _valid_red(self) -> "RedConfig":
+        self.params()  # the model's own checks, reported at this field
+        return self
+
+    def params(self) -> RedParams:
+        return RedParams(
+            min_th_pkts=self.min_th,
+            max_th_pkts=self.max_th,
+            max_p=self.max_p,
+            w_q=self.w_q,
+            qlen_pkts=self.qlen,
+            gentle=self.gentle,
+            ecn=self.ecn,
+            idle_pkt_time_us=self.mean_pkt_time_s * 1e6,
+        )
+
+
 class PortConfig(_Strict):
     link: LinkConfig | None = None
     queue: QueueConfig | None = None
+    aqm: RedConfig | None = None
 
 
 class ControllerConfig(_Strict):

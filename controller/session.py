@@ -6,11 +6,27 @@ import finsy as fy
 
 from controller.config import ControllerConfig
 from controller.port_control import apply_ports
+from controller.red import red_entries
 from controller.routes import route_entry
 
 
 class SwitchUnreachable(Exception):
     """The switch did not answer in time."""
+
+
+class PipelineMismatch(Exception):
+    """The config asks for tables or actions that the program does not have."""
+
+
+def _check_against_p4info(config: ControllerConfig, entries: list[fy.P4TableEntry]) -> None:
+    """Encode every entry offline first, so a config that does not fit the program fails
+    before anything is sent, with the table or field it names."""
+    schema = fy.P4Schema(config.pipeline.p4info)
+    for entry in entries:
+        try:
+            entry.encode(schema)
+        except (ValueError, KeyError) as exc:
+            raise PipelineMismatch(f"{config.pipeline.p4info}: {exc}") from None
 
 
 async def _apply(config: ControllerConfig) -> int:
@@ -24,6 +40,10 @@ async def _apply(config: ControllerConfig) -> int:
         p4force=True,
     )
     entries = [route_entry(route) for route in config.routes]
+    for port, port_config in sorted(config.ports.items()):
+        if port_config.aqm is not None:
+            entries += red_entries(port, port_config.aqm)
+    _check_against_p4info(config, entries)
     async with fy.Switch("p4aqm", config.switch.grpc_addr, options) as switch:
         if entries:
             await switch.insert(entries)

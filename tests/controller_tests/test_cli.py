@@ -6,6 +6,8 @@ from pathlib import Path
 
 import yaml
 
+from programs import CompiledProgram
+
 MINIMAL_P4INFO = 'actions { preamble { id: 21257015 name: "NoAction" alias: "NoAction" } }\n'
 
 
@@ -41,3 +43,17 @@ def test_bad_flag(tmp_path: Path) -> None:
     result = run_cli(str(make_config(tmp_path)), "--timeout", "soon")
     assert result.returncode == 2
     assert "--timeout: invalid float value: 'soon'" in result.stderr
+
+
+def test_config_that_does_not_fit_the_program(l3_program: CompiledProgram, tmp_path: Path) -> None:
+    config = {
+        "switch": {"grpc_addr": "127.0.0.1:1"},
+        "pipeline": {"p4info": str(l3_program.p4info_path), "bmv2_json": str(l3_program.json_path)},
+        "ports": {2: {"aqm": {"discipline": "red", "min_th": 5, "max_th": 15, "max_p": 0.1}}},
+    }
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(config))
+    result = run_cli(str(path))
+    assert result.returncode == 1
+    assert "no P4Table named 'MyIngress.red_config'" in result.stderr
+    assert "Traceback" not in result.stderr
