@@ -7,11 +7,11 @@ must never raise. Any exception is a crash, and libFuzzer stops with the input s
     .venv/bin/python scripts/fuzz/fuzz_compiler.py -max_total_time=600 [corpus dir]
 """
 
-import sys
 import tempfile
 from pathlib import Path
 
 import atheris
+from harness import fuzz
 
 with atheris.instrument_imports():
     from p4compiler.cli import main as compile_main
@@ -29,21 +29,10 @@ def test_one_input(data: bytes) -> None:
         raise RuntimeError(f"unexpected exit status {status}")
 
 
-def seed_corpus() -> Path:
-    corpus = WORK / "seeds"
-    corpus.mkdir()
-    for source in [*REPO.glob("p4src/*.p4"), *REPO.glob("tests/conformance/*.p4")]:
-        (corpus / source.name).write_bytes(source.read_bytes())
-    return corpus
-
-
-def main() -> None:
-    args = sys.argv[:]
-    if not any(not a.startswith("-") for a in args[1:]):
-        args.append(str(seed_corpus()))
-    atheris.Setup(args, test_one_input)
-    atheris.Fuzz()
+def seeds() -> list[bytes]:
+    sources = [*REPO.glob("p4src/*.p4"), *REPO.glob("tests/conformance/*.p4")]
+    return [source.read_bytes() for source in sources]
 
 
 if __name__ == "__main__":
-    main()
+    fuzz(test_one_input, seeds)

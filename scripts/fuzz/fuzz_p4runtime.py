@@ -21,6 +21,7 @@ import atheris
 import grpc
 from finsy.proto import p4i, p4r, p4r_grpc
 from google.protobuf import message, text_format
+from harness import fuzz
 
 from p4aqm.netlab import die_with_parent
 from p4compiler.cli import main as compile_main
@@ -167,14 +168,12 @@ def test_one_input(data: bytes) -> None:
             raise RuntimeError("the switch process died") from None
 
 
-def main() -> None:
-    args = sys.argv[:]
-    try:
-        atheris.Setup(args, test_one_input)
-        atheris.Fuzz()
-    finally:
-        SWITCH.terminate()
+def seeds() -> list[bytes]:
+    return [bytes([kind]) + bytes(range(64)) for kind in range(5)]
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        fuzz(test_one_input, seeds)
+    finally:
+        SWITCH.terminate()

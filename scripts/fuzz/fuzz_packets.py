@@ -8,11 +8,10 @@ must never leave on a port the program cannot send to (0..15 here).
     .venv/bin/python scripts/fuzz/fuzz_packets.py -max_total_time=600 [corpus dir]
 """
 
-import sys
 import tempfile
 from pathlib import Path
 
-import atheris
+from harness import fuzz
 from scapy.layers.inet import IP, TCP, UDP
 from scapy.layers.l2 import Ether
 
@@ -67,28 +66,15 @@ def test_one_input(data: bytes) -> None:
             raise RuntimeError(f"packet sent on port {port}")
 
 
-def seed_corpus() -> Path:
-    corpus = WORK / "seeds"
-    corpus.mkdir()
+def seeds() -> list[bytes]:
     frames = [
         Ether() / IP(dst="10.0.2.1") / UDP() / (b"x" * 20),
         Ether() / IP(dst="10.1.2.3", ttl=1) / TCP(),
         Ether(type=0x8100) / (b"\x00" * 30),
         Ether() / IP(ihl=15) / (b"\x00" * 4),
     ]
-    for index, frame in enumerate(frames):
-        for selector in range(len(DATAPLANES)):
-            (corpus / f"{index}-{selector}").write_bytes(bytes([selector]) + bytes(frame))
-    return corpus
-
-
-def main() -> None:
-    args = sys.argv[:]
-    if not any(not a.startswith("-") for a in args[1:]):
-        args.append(str(seed_corpus()))
-    atheris.Setup(args, test_one_input)
-    atheris.Fuzz()
+    return [bytes([selector]) + bytes(f) for f in frames for selector in range(len(DATAPLANES))]
 
 
 if __name__ == "__main__":
-    main()
+    fuzz(test_one_input, seeds)
