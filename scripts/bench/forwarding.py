@@ -57,25 +57,39 @@ def trafgen_config(data: bytes) -> str:
     return "{ " + ", ".join(f"0x{b:02x}" for b in data) + " }\n"
 
 
-def _counter(net: TestNetwork, ifname: str, name: str) -> int:
+def counter(net: TestNetwork, ifname: str, name: str) -> int:
     path = f"/sys/class/net/{ifname}/statistics/{name}"
     return int(net.run(["cat", path], check=True).stdout)
+
+
+def install_routes(
+    net: TestNetwork,
+    grpc_addr: str,
+    json_path: Path,
+    p4info_path: Path,
+    tmp: Path,
+    with_routes: bool,
+) -> None:
+    """Push the program (and the example routes) with `p4aqm controller`."""
+    config = yaml.safe_load(ROUTES.read_text())
+    config["switch"]["grpc_addr"] = grpc_addr
+    config["pipeline"] = {"p4info": str(p4info_path), "bmv2_json": str(json_path)}
+    if not with_routes:
+        config["routes"] = []
+    config_path = tmp / "controller.yaml"
+    config_path.write_text(yaml.safe_dump(config))
+    net.run([P4AQM, "controller", str(config_path)], check=True)
 
 
 def measure(program: str, size: int, json_path: Path, p4info_path: Path) -> Rate:
     with TestNetwork(ports=2) as net, tempfile.TemporaryDirectory() as tmp:
         grpc_addr = net.start_switch(cpu=SWITCH_CPU)
-        config = yaml.safe_load(ROUTES.read_text())
-        config["switch"]["grpc_addr"] = grpc_addr
-        config["pipeline"] = {"p4info": str(p4info_path), "bmv2_json": str(json_path)}
-        if program != L3_FORWARD:
-            config["routes"] = []  # the wire program has no tables
-        config_path = Path(tmp) / "controller.yaml"
-        config_path.write_text(yaml.safe_dump(config))
-        net.run([P4AQM, "controller", str(config_path)], check=True)
+        # The wire program has no tables.
+        routes = program == L3_FORWARD
+        install_routes(net, grpc_addr, json_path, p4info_path, Path(tmp), with_routes=routes)
         cfg = Path(tmp) / "frame.cfg"
         cfg.write_text(trafgen_config(frame(size)))
-        rx0, tx0 = _counter(net, "h2", "rx_packets"), _counter(net, "h1", "tx_packets")
+        rx0, tx0 = counter(net, "h2", "rx_packets"), counter(net, "h1", "tx_packets")
         start = time.monotonic()
         net.run(
             [
@@ -97,7 +111,7 @@ def measure(program: str, size: int, json_path: Path, p4info_path: Path) -> Rate
         )
         time.sleep(0.2)  # let the switch drain what it already received
         elapsed = time.monotonic() - start
-        rx1, tx1 = _counter(net, "h2", "rx_packets"), _counter(net, "h1", "tx_packets")
+        rx1, tx1 = counter(net, "h2", "rx_packets"), counter(net, "h1", "tx_packets")
     return Rate(program, size, (tx1 - tx0) / elapsed, (rx1 - rx0) / elapsed)
 
 
