@@ -21,7 +21,8 @@ from p4compiler.diagnostics import CompileError, SourcePos
 P4INCLUDE_DIR = Path(__file__).parent / "p4include"
 
 _MARKER = re.compile(r'^#\s*(\d+)\s+"((?:[^"\\]|\\.)*)"')
-_CPP_DIAG = re.compile(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$")
+# cpp omits the column for some errors (unterminated #if): they point at the line start.
+_CPP_DIAG = re.compile(r"^(.*?):(\d+)(?::(\d+))?: (?:fatal )?error: (.*)$")
 
 
 @dataclass
@@ -75,7 +76,7 @@ def _cpp_error(stderr: str, source: Path) -> CompileError:
     for line in stderr.splitlines():
         m = _CPP_DIAG.match(line)
         if m:
-            return CompileError(SourcePos(m[1], int(m[2]), int(m[3])), m[4])
+            return CompileError(SourcePos(m[1], int(m[2]), int(m[3] or 1)), m[4])
     return CompileError(None, f"{source}: preprocessing failed: {stderr.strip()}")
 
 

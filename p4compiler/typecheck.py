@@ -18,6 +18,8 @@ from p4compiler.diagnostics import CompileError, SourcePos
 
 # v1model table properties that attach a direct resource, and the extern they need.
 DIRECT_RESOURCES = {"counters": "direct_counter", "meters": "direct_meter"}
+# v1model externs whose omitted index type parameter `I` means bit<32>.
+INDEXED_EXTERNS = ("register", "counter", "meter")
 # Methods every header has (spec 8.17).
 HEADER_METHODS = {"isValid": t.Bool(), "setValid": t.Void(), "setInvalid": t.Void()}
 
@@ -26,6 +28,7 @@ HEADER_METHODS = {"isValid": t.Bool(), "setValid": t.Void(), "setInvalid": t.Voi
 class Symbol:
     """What a name means.  `kind` is one of: type, const, param, var, action, table,
     instance, function, extern_function, state, enum_member, error_member, match_kind,
+    ctor_param (a control's constructor parameter),
     method, builtin."""
 
     kind: str
@@ -234,9 +237,9 @@ class Checker:
                     self.declare(g, Symbol("match_kind", name, t.MatchKind(), decl), pos)
         elif isinstance(decl, ast.ConstantDeclaration):
             self.declare(g, self.constant(decl, g), decl.pos)
-        elif isinstance(decl, ast.HeaderUnionDeclaration):
-            raise CompileError(decl.pos, "header unions are not supported yet")
-        elif isinstance(decl, ast.HeaderDeclaration | ast.StructDeclaration):
+        elif isinstance(
+            decl, ast.HeaderDeclaration | ast.StructDeclaration | ast.HeaderUnionDeclaration
+        ):
             self.declare(g, Symbol("type", decl.name, self.struct_type(decl, g), decl), decl.pos)
         elif isinstance(decl, ast.EnumDeclaration):
             self.declare(g, Symbol("type", decl.name, self.enum_type(decl, g), decl), decl.pos)
@@ -346,16 +349,33 @@ class Checker:
         if len(ref.args) > len(params):
             raise CompileError(ref.pos, f"'{ref.name}' takes {len(params)} type arguments")
         args = [self.resolve_type(a, scope, tvars) for a in ref.args]
-        # Missing type arguments are inferred from the first method call that fixes them.
+        # Missing type arguments are inferred from the first method call that fixes them,
+        # except the index type of v1model's arrays: p4c's v1model indexes them with
+        # bit<32> when it is not given, so `r.read(x, 0)` is legal.
         bound = {
-            p: (args[i] if i < len(args) else t.TypeVar(p, id(ref))) for i, p in enumerate(params)
+            p: (
+                args[i]
+                if i < len(args)
+                else t.Bits(32)
+                if p == "I" and ty.name in INDEXED_EXTERNS
+                else t.TypeVar(p, id(ref))
+            )
+            for i, p in enumerate(params)
         }
         return t.Extern(ty.name, ty.decl, bound)
 
     def struct_type(
-        self, decl: ast.HeaderDeclaration | ast.StructDeclaration, scope: Scope
+        self,
+        decl: ast.HeaderDeclaration | ast.StructDeclaration | ast.HeaderUnionDeclaration,
+        scope: Scope,
     ) -> t.StructLike:
-        kind = "header" if isinstance(decl, ast.HeaderDeclaration) else "struct"
+        kind = (
+            "header"
+            if isinstance(decl, ast.HeaderDeclaration)
+            else "header_union"
+            if isinstance(decl, ast.HeaderUnionDeclaration)
+            else "struct"
+        )
         if decl.type_params:
             raise CompileError(decl.pos, f"generic {kind}s are not supported yet")
         fields: list[tuple[str, t.Type]] = []
@@ -371,6 +391,10 @@ class Checker:
                 raise CompileError(f.type_ref.pos, f"a header field cannot have type {ft}")
             if isinstance(ft, t.Varbit):
                 raise CompileError(f.type_ref.pos, "varbit fields are not supported yet")
+            if kind == "header_union" and not (
+                isinstance(ft, t.StructLike) and ft.kind == "header"
+            ):
+                raise CompileError(f.type_ref.pos, "a header union can only hold headers")
             fields.append((f.name, ft))
         return t.StructLike(kind, decl.name, fields, decl)
 
@@ -422,6 +446,20 @@ class Checker:
                 p.pos,
             )
 
+    def ctor_params(self, params: list[ast.Parameter], scope: Scope) -> None:
+        """A control's constructor parameters: read-only values that each instance
+        binds to compile-time constants (spec 15.1); the back end substitutes them."""
+        for p in params:
+            if p.direction:
+                raise CompileError(p.pos, "a constructor parameter cannot have a direction")
+            ty = self.resolve_type(p.type_ref, scope)
+            if not isinstance(ty, t.Bits | t.Bool):
+                raise CompileError(
+                    p.type_ref.pos, f"constructor parameters of type {ty} are not supported yet"
+                )
+            p.resolved = ty
+            self.declare(scope, Symbol("ctor_param", p.name, ty, p, owner=self.owner), p.pos)
+
     def action(self, decl: ast.ActionDeclaration, scope: Scope) -> None:
         outer = self.owner
         self.owner = decl
@@ -447,12 +485,13 @@ class Checker:
     def block(self, decl: ast.ParserDeclaration | ast.ControlDeclaration, scope: Scope) -> None:
         if decl.type_params:
             raise CompileError(decl.pos, "generic parsers and controls are not supported yet")
-        if decl.ctor_params:
+        if decl.ctor_params and isinstance(decl, ast.ParserDeclaration):
             raise CompileError(
-                decl.ctor_params[0].pos, "constructor parameters are not supported yet"
+                decl.ctor_params[0].pos, "constructor parameters of parsers are not supported yet"
             )
         self.owner = decl
         inner = Scope(scope)
+        self.ctor_params(decl.ctor_params, inner)
         self.params(decl.params, inner)
         for local in decl.locals:
             self.local(local, inner)
@@ -508,10 +547,7 @@ class Checker:
             and isinstance(ty.decl, ast.ControlDeclaration)
             and isinstance(self.owner, ast.ControlDeclaration)
         ):
-            if decl.args:
-                raise CompileError(
-                    decl.pos, "controls with constructor arguments are not supported yet"
-                )
+            self.ctor_args(decl, ty.decl, scope)
         elif isinstance(ty, t.BlockType) and ty.kind == "package":
             if decl.name != "main" or scope.parent is not None:
                 raise CompileError(
@@ -521,6 +557,22 @@ class Checker:
         else:
             raise CompileError(decl.type_ref.pos, f"cannot instantiate {ty}")
         self.declare(scope, Symbol("instance", decl.name, ty, decl, owner=self.owner), decl.pos)
+
+    def ctor_args(
+        self, decl: ast.Instantiation, control: ast.ControlDeclaration, scope: Scope
+    ) -> None:
+        bound = bind_arguments(decl.args, control.ctor_params, decl.pos)
+        if bound is None:
+            raise CompileError(
+                decl.pos,
+                f"'{control.name}' takes {len(control.ctor_params)} constructor arguments",
+            )
+        decl.args[:] = bound
+        for p, a in zip(control.ctor_params, decl.args, strict=True):
+            self.expr(a.value, scope)
+            self.coerce(a.value, p.resolved)
+            if const_value(a.value) is None:
+                raise CompileError(a.pos, "a constructor argument must be a compile-time constant")
 
     def package_instance(self, decl: ast.Instantiation, ty: t.BlockType, scope: Scope) -> None:
         pkg: ast.PackageTypeDeclaration = ty.decl
@@ -658,6 +710,8 @@ class Checker:
         for p, a in zip(want, args, strict=True):
             self.expr(a.value, scope)
             self.coerce(a.value, self.resolve_type(p.type_ref, action_scope))
+            if p.direction in ("out", "inout"):
+                self.require_lvalue(a.value)
         if call is not None:
             call.ref = sym
             call.type = t.Void()
@@ -773,6 +827,9 @@ class Checker:
         """`switch (t.apply().action_run)`: each label names one of the table's actions."""
         self.expr(s.expr, scope)
         e = s.expr
+        if isinstance(e.type, t.Bits | t.Enum | t.Error):
+            self.value_switch(s, scope)
+            return
         if not (
             isinstance(e, ast.Member)
             and isinstance(e.expr, ast.Call)
@@ -780,7 +837,7 @@ class Checker:
             and isinstance(e.type, t.ActionEnum)
         ):
             raise CompileError(
-                e.pos, "switch on values is not supported yet; switch on t.apply().action_run"
+                e.pos, f"cannot switch on a value of type {e.type}; switch on t.apply().action_run"
             )
         table = referenced(e.expr.func.expr)
         actions = table.property("actions")
@@ -806,6 +863,29 @@ class Checker:
                     raise CompileError(label.pos, f"duplicate case '{label.name}'")
                 seen.add(id(sym))
                 label.ref = sym
+            if case.body is not None:
+                self.stmt(case.body, Scope(scope))
+        if s.cases and s.cases[-1].body is None:
+            raise CompileError(s.cases[-1].pos, "the last switch case needs a body")
+
+    def value_switch(self, s: ast.SwitchStatement, scope: Scope) -> None:
+        """`switch (x)` on a bit<W>, enum or error value: labels are distinct constants
+        (spec 12.7)."""
+        seen: set[Any] = set()
+        for i, case in enumerate(s.cases):
+            label = case.label
+            if isinstance(label, ast.Default):
+                if i != len(s.cases) - 1:
+                    raise CompileError(label.pos, "'default' must be the last switch case")
+            else:
+                self.expr(label, scope)
+                self.coerce(label, s.expr.type)
+                value = const_value(label)
+                if value is None:
+                    raise CompileError(label.pos, "a switch label must be a compile-time constant")
+                if value in seen:
+                    raise CompileError(label.pos, "duplicate switch label")
+                seen.add(value)
             if case.body is not None:
                 self.stmt(case.body, Scope(scope))
         if s.cases and s.cases[-1].body is None:
@@ -902,10 +982,13 @@ class Checker:
             base = self.expr(e.expr, scope)
             if not isinstance(base, t.HeaderStack):
                 raise CompileError(e.pos, f"cannot index a value of type {base}")
-            self.expr(e.index, scope)
+            index_type = self.expr(e.index, scope)
             index = const_value(e.index)
             if index is None:
-                raise CompileError(e.index.pos, "run-time stack indices are not supported yet")
+                # A run-time index: the back end selects the element by comparisons.
+                if not isinstance(index_type, t.Bits) or index_type.signed:
+                    raise CompileError(e.index.pos, "a stack index must be a bit<W> value")
+                return base.element
             if not isinstance(index, int) or not 0 <= index < base.size:
                 raise CompileError(
                     e.index.pos, f"index out of the stack's bounds 0..{base.size - 1}"
@@ -914,9 +997,15 @@ class Checker:
         if isinstance(e, ast.ListExpression):
             return t.Tuple(tuple(self.expr(i, scope) for i in e.items))
         if isinstance(e, ast.StructExpression):
-            raise CompileError(e.pos, "structure-valued expressions are not supported yet")
+            # Its own type until the context gives it a struct or header type (coerce).
+            fields = []
+            for name, value in e.fields:
+                if any(n == name for n, _ in fields):
+                    raise CompileError(value.pos, f"field '{name}' is given twice")
+                fields.append((name, self.expr(value, scope)))
+            return t.StructLike("struct", "{...}", fields)
         if isinstance(e, ast.InvalidHeader):
-            raise CompileError(e.pos, "invalid header expressions are not supported yet")
+            return t.DontCareType()
         if isinstance(e, ast.DontCare | ast.Default):
             return t.DontCareType()
         if isinstance(e, ast.TypeExpression):
@@ -945,7 +1034,9 @@ class Checker:
             ft = base.field_type(e.member)
             if ft is not None:
                 return ft
-            if base.kind == "header" and e.member in HEADER_METHODS:
+            # A union has isValid() only: its members are made valid one by one (spec 8.20).
+            union_method = base.kind == "header_union" and e.member == "isValid"
+            if (base.kind == "header" and e.member in HEADER_METHODS) or union_method:
                 e.ref = Symbol("builtin", e.member, HEADER_METHODS[e.member])
                 return t.Void()
             raise CompileError(e.pos, f"{base} has no field '{e.member}'")
@@ -1001,8 +1092,6 @@ class Checker:
         if e.member in ("next", "last"):
             if not isinstance(self.owner, ast.ParserDeclaration):
                 raise CompileError(e.pos, f"'{e.member}' can only be used in a parser")
-            if e.member == "last":
-                raise CompileError(e.pos, "'last' is not supported yet")
             return stack.element
         if e.member == "size":
             e.ref = Symbol("const", "size", t.Bits(32), value=stack.size)
@@ -1011,7 +1100,10 @@ class Checker:
             e.ref = Symbol("builtin", e.member, t.Void())
             return t.Void()
         if e.member == "lastIndex":
-            raise CompileError(e.pos, "'lastIndex' is not supported yet")
+            if not isinstance(self.owner, ast.ParserDeclaration):
+                raise CompileError(e.pos, "'lastIndex' can only be used in a parser")
+            e.ref = Symbol("builtin", "lastIndex", t.Bits(32))
+            return t.Bits(32)
         raise CompileError(e.pos, f"a header stack has no member '{e.member}'")
 
     def call(self, e: ast.Call, scope: Scope) -> t.Type:
@@ -1023,6 +1115,13 @@ class Checker:
                 raise CompileError(e.pos, "this is not a method")
             e.ref = sym
             if sym.kind == "builtin" and sym.name == "apply_control":
+                target = getattr(func.expr, "ref", None)
+                if sym.decl.ctor_params and not (
+                    isinstance(target, Symbol) and target.kind == "instance"
+                ):
+                    raise CompileError(
+                        e.pos, f"'{sym.decl.name}' has constructor parameters: instantiate it"
+                    )
                 return self.apply_control(e, sym.decl, scope)
             if sym.kind == "builtin" and sym.name in ("push_front", "pop_front"):
                 if len(e.args) != 1 or e.type_args:
@@ -1225,6 +1324,12 @@ class Checker:
     def cast(self, e: ast.Cast, scope: Scope) -> t.Type:
         target = self.resolve_type(e.type_ref, scope)
         src = self.expr(e.expr, scope)
+        if isinstance(target, t.StructLike) and isinstance(
+            e.expr, ast.StructExpression | ast.ListExpression
+        ):
+            # `(T){...}` gives an initializer its type (spec 8.13).
+            self.coerce(e.expr, target)
+            return target
         ok = (
             src == target
             or (isinstance(target, t.Bits) and isinstance(src, t.Bits | t.InfInt))
@@ -1253,6 +1358,13 @@ class Checker:
         if isinstance(got, t.InfInt) and isinstance(want, t.Bits):
             self.retype_constant(e, want)
             return
+        if isinstance(want, t.StructLike) and want.kind != "header_union":
+            if isinstance(e, ast.InvalidHeader) and want.kind == "header":
+                e.type = want
+                return
+            if isinstance(e, ast.ListExpression | ast.StructExpression):
+                self.coerce_initializer(e, want)
+                return
         if (
             isinstance(want, t.Tuple)
             and isinstance(e, ast.ListExpression)
@@ -1262,7 +1374,31 @@ class Checker:
                 self.coerce(item, it)
             e.type = want
             return
-        raise CompileError(e.pos, f"expected a value of type {want}, found {got}")
+        found = "an invalid header {#}" if isinstance(e, ast.InvalidHeader) else str(got)
+        raise CompileError(e.pos, f"expected a value of type {want}, found {found}")
+
+    def coerce_initializer(
+        self, e: ast.ListExpression | ast.StructExpression, want: t.StructLike
+    ) -> None:
+        """`{a, b}` (by position) or `{x = a, y = b}` (by name) as a value of `want`."""
+        names = [n for n, _ in want.fields]
+        if isinstance(e, ast.ListExpression):
+            if len(e.items) != len(names):
+                raise CompileError(
+                    e.pos, f"{want} has {len(names)} fields; this list has {len(e.items)}"
+                )
+            values = list(e.items)
+        else:
+            given = dict(e.fields)
+            missing = [n for n in names if n not in given]
+            extra = [n for n in given if n not in names]
+            if missing or extra:
+                what = f"no field '{extra[0]}'" if extra else f"field '{missing[0]}' is missing"
+                raise CompileError(e.pos, f"{want}: {what}")
+            values = [given[n] for n in names]
+        for value, (_, ft) in zip(values, want.fields, strict=True):
+            self.coerce(value, ft)
+        e.type = want
 
     def retype_constant(self, e: ast.Expression, want: t.Bits) -> None:
         value = const_value(e)

@@ -71,8 +71,10 @@ class Program:
     @staticmethod
     def _key(key: dict[str, Any], widths: dict[tuple[str, str], int]) -> KeyField:
         target = key["target"]
-        if key["match_type"] == "valid":
+        if key["match_type"] == "valid":  # a whole header's validity, BMv2's old key kind
             width, dotted = 1, f"{target}.$valid$"
+        elif target[-1] == "$valid$":  # isValid() as p4c keys it: an exact match on a bit
+            width, dotted = 1, ".".join(target)
         else:
             width, dotted = widths[tuple(target)], ".".join(target)
         names = tuple(dict.fromkeys(n for n in (key.get("name"), dotted) if n))

@@ -14,9 +14,18 @@ from typing import Any
 
 from p4compiler import ast
 from p4compiler import types as t
-from p4compiler.backend import externs
-from p4compiler.backend.expressions import ExpressionEncoder, Json, hexstr, node
-from p4compiler.backend.storage import FieldRef, HeaderRef, Layout, StackRef, StructRef
+from p4compiler.backend import assignments, externs
+from p4compiler.backend.expressions import ExpressionEncoder, Json, const_int, hexstr, node
+from p4compiler.backend.parser_states import ParserLowering
+from p4compiler.backend.storage import (
+    SCALARS,
+    FieldRef,
+    HeaderRef,
+    Layout,
+    StackRef,
+    StructRef,
+    UnionRef,
+)
 from p4compiler.diagnostics import CompileError
 from p4compiler.names import annotated_name, expression_text, qualified_name
 from p4compiler.typecheck import CheckedProgram, Symbol, const_value, referenced
@@ -62,7 +71,7 @@ class Bmv2Program:
     checked: CheckedProgram | None = None
 
 
-class Bmv2Builder:
+class Bmv2Builder(ParserLowering):
     def __init__(self, checked: CheckedProgram, program_name: str) -> None:
         self.checked = checked
         self.program_name = program_name
@@ -71,10 +80,17 @@ class Bmv2Builder:
         self.ext = externs.ExternTables()
         self.actions: list[ActionInfo] = []
         self.action_ids: dict[str, int] = {}  # action name -> JSON id
+        # id(ActionDeclaration) -> arguments of its directional parameters, as the table
+        # being compiled binds them; and, per emitted action, the text of those arguments.
+        self.bound_args: dict[int, list[ast.Expression]] = {}
+        self.action_texts: dict[str, list[str]] = {}
         self.tables: list[TableInfo] = []
         self.applied: set[str] = set()
         self.node_count = 0
-        self.synthesized: set[str] = set()
+        # Names taken by synthesized actions and tables; the program's own action names
+        # are taken from the start so that a synthesized action never shadows one.
+        self.action_names: set[str] = _action_names(checked.program)
+        self.table_names: set[str] = set()
         self.checksums: list[Json] = []
         # The control being lowered, its instance path (`MyIngress`, `MyIngress.sub`) and
         # the arguments bound to its parameters when it is a control applied by another.
@@ -82,8 +98,10 @@ class Bmv2Builder:
         self.control: Any = None
         self.prefix = ""
         self.bindings: dict[int, ast.Expression] = {}
-        # `_jump` primitives of `return` statements, patched once the body's end is known.
+        # `_jump` primitives of `return` statements, patched once the body's end is known,
+        # and where the value of a `return e` goes in the function being inlined.
         self.return_jumps: list[Json] = []
+        self.return_target: ast.Expression | None = None
         self.pipeline_tables: list[Json] = []
         self.conditionals: list[Json] = []
 
@@ -137,10 +155,22 @@ class Bmv2Builder:
                 }
                 for i, st in enumerate(self.layout.stacks)
             ],
-            "header_union_types": [],
-            "header_unions": [],
+            "header_union_types": [
+                {"name": name, "id": i, "headers": [list(m) for m in members]}
+                for i, (name, members) in enumerate(self.layout.union_types.items())
+            ],
+            "header_unions": [
+                {
+                    "name": u.name,
+                    "id": i,
+                    "union_type": u.union_type,
+                    "header_ids": [header_ids[m] for m in u.members],
+                    "pi_omit": True,
+                }
+                for i, u in enumerate(self.layout.unions)
+            ],
             "header_union_stacks": [],
-            "field_lists": [],
+            "field_lists": self.ext.field_lists,
             "errors": [[e, i] for i, e in enumerate(self.checked.errors)],
             "enums": [],
             "parsers": parsers,
@@ -185,6 +215,8 @@ class Bmv2Builder:
                 if id(ty) in roles:
                     self.roots[id(p)] = roles[id(ty)]
         self.sm_type = sm_type
+        if isinstance(meta_type, t.StructLike):
+            self.ext.meta_type = meta_type
 
     @staticmethod
     def param_type(p: ast.Parameter) -> t.Type:
@@ -208,6 +240,8 @@ class Bmv2Builder:
         return ExpressionEncoder(self.layout, self.roots, runtime_data, self.bindings)
 
     def bind_local(self, decl: ast.VariableDeclaration, owner: str) -> None:
+        if id(decl) in self.roots:
+            return
         ty = decl.resolved
         if ty is None:
             raise CompileError(decl.pos, "internal: variable was not type checked")
@@ -216,170 +250,6 @@ class Bmv2Builder:
         )
         self.roots[id(decl)] = id(decl)
 
-    # ---- parser --------------------------------------------------------------------
-
-    def parser(self, decl: ast.ParserDeclaration) -> Json:
-        for local in decl.locals:
-            if isinstance(local, ast.VariableDeclaration):
-                self.bind_local(local, decl.name)
-            elif not isinstance(local, ast.ConstantDeclaration):
-                raise CompileError(local.pos, "this parser local is not supported yet")
-        enc = self.encoder()
-        states = []
-        for i, state in enumerate(decl.states):
-            ops: list[Json] = []
-            for local in decl.locals:
-                if (
-                    state.name == "start"
-                    and isinstance(local, ast.VariableDeclaration)
-                    and local.init is not None
-                ):
-                    ops.append(
-                        self.parser_set(enc, ast.Name(local.pos, local.name), local, local.init)
-                    )
-            for stmt in state.stmts:
-                ops.extend(self.parser_op(stmt, enc, decl.name))
-            transitions, key = self.transitions(state, enc)
-            states.append(
-                {
-                    "name": state.name,
-                    "id": i,
-                    "parser_ops": ops,
-                    "transitions": transitions,
-                    "transition_key": key,
-                }
-            )
-        return {"name": "parser", "id": 0, "init_state": "start", "parse_states": states}
-
-    def parser_set(
-        self,
-        enc: ExpressionEncoder,
-        _name: ast.Name,
-        decl: ast.VariableDeclaration,
-        init: ast.Expression,
-    ) -> Json:
-        loc = self.layout.locations.get((id(decl), ()))
-        if not isinstance(loc, FieldRef):
-            raise CompileError(decl.pos, "only scalar parser locals are supported yet")
-        return {
-            "parameters": [node("field", [loc.instance, loc.field]), enc.data(init)],
-            "op": "set",
-        }
-
-    def parser_op(self, stmt: ast.Statement, enc: ExpressionEncoder, owner: str) -> list[Json]:
-        if isinstance(stmt, ast.BlockStatement):
-            return [op for s in stmt.stmts for op in self.parser_op(s, enc, owner)]
-        if isinstance(stmt, ast.EmptyStatement | ast.ConstantDeclaration):
-            return []
-        if isinstance(stmt, ast.VariableDeclaration):
-            self.bind_local(stmt, owner)
-            return (
-                [self.parser_set(enc, ast.Name(stmt.pos, stmt.name), stmt, stmt.init)]
-                if stmt.init
-                else []
-            )
-        if isinstance(stmt, ast.Assignment):
-            if isinstance(stmt.lhs.type, t.StructLike):
-                raise CompileError(
-                    stmt.pos, "assigning headers or structs in a parser is not supported yet"
-                )
-            rhs = _lookahead(stmt.rhs) or enc.data(stmt.rhs)
-            return [{"parameters": [enc.lvalue(stmt.lhs), rhs], "op": "set"}]
-        if isinstance(stmt, ast.MethodCallStatement):
-            call = stmt.call
-            sym = call.ref
-            if (
-                isinstance(sym, Symbol)
-                and sym.kind == "method"
-                and sym.name == "extract"
-                and sym.decl.name == "packet_in"
-            ):
-                if len(call.args) != 1:
-                    raise CompileError(
-                        call.pos, "extract of variable-size headers is not supported yet"
-                    )
-                arg = call.args[0].value
-                if isinstance(arg, ast.Member) and arg.member == "next":
-                    stack = enc.locate(arg.expr)
-                    assert isinstance(stack, StackRef)
-                    return [{"parameters": [node("stack", stack.name)], "op": "extract"}]
-                target = enc.locate(arg)
-                if not isinstance(target, HeaderRef):
-                    raise CompileError(call.pos, "extract needs a header")
-                return [{"parameters": [node("regular", target.instance)], "op": "extract"}]
-            if isinstance(sym, Symbol) and sym.kind == "method" and sym.name == "advance":
-                return [{"parameters": [enc.data(call.args[0].value)], "op": "advance"}]
-            if isinstance(sym, Symbol) and sym.kind == "extern_function" and sym.name == "verify":
-                args = [a.value for a in call.args]
-                return [{"parameters": [enc.boolean(args[0]), enc.data(args[1])], "op": "verify"}]
-            return [{"parameters": [p], "op": "primitive"} for p in self.call_primitives(call, enc)]
-        raise CompileError(
-            stmt.pos, f"{type(stmt).__name__} in a parser state is not supported yet"
-        )
-
-    def transitions(
-        self, state: ast.ParserState, enc: ExpressionEncoder
-    ) -> tuple[list[Json], list[Json]]:
-        tr = state.transition
-        if tr is None:
-            raise CompileError(
-                state.pos,
-                f"state '{state.name}' has no transition (an implicit reject is not supported yet)",
-            )
-        if isinstance(tr, ast.Name):
-            return [self.transition("default", None, None, self.next_state(tr.name, tr))], []
-        assert isinstance(tr, ast.SelectExpression)
-        key: list[Json] = []
-        widths: list[int] = []
-        for k in tr.keys:
-            widths.append(t.width_of(k.type))
-            if (peek := _lookahead(k)) is not None:
-                key.append(peek)
-                continue
-            loc = enc.locate(k) if enc.is_storage(k) else None
-            if not isinstance(loc, FieldRef):
-                raise CompileError(
-                    k.pos, "select on anything but a field or lookahead is not supported yet"
-                )
-            key.append(node("field", [loc.instance, loc.field]))
-        result = []
-        for case in tr.cases:
-            nxt = self.next_state(case.state, case)
-            items = (
-                case.keyset.items if isinstance(case.keyset, ast.ListExpression) else [case.keyset]
-            )
-            if len(items) == 1 and isinstance(items[0], ast.Default | ast.DontCare):
-                result.append(self.transition("default", None, None, nxt))
-                continue
-            values, masks, masked = [], [], False
-            for item, w in zip(items, widths, strict=True):
-                full = (1 << w) - 1
-                if isinstance(item, ast.Default | ast.DontCare):
-                    v, m, masked = 0, 0, True
-                elif isinstance(item, ast.Mask):
-                    v, m, masked = const_value(item.value), const_value(item.mask), True
-                elif isinstance(item, ast.Range):
-                    raise CompileError(item.pos, "ranges in select cases are not supported yet")
-                else:
-                    v, m = const_value(item), full
-                if not isinstance(v, int) or not isinstance(m, int):
-                    raise CompileError(item.pos, "a select case must be a compile-time constant")
-                values.append(hexstr(v & m & full, w)[2:])
-                masks.append(hexstr(m & full, w)[2:])
-            value = "0x" + "".join(values)
-            mask = "0x" + "".join(masks) if masked else None
-            result.append(self.transition("hexstr", value, mask, nxt))
-        return result, key
-
-    def next_state(self, name: str, where: ast.Node) -> str | None:
-        if name == "reject":
-            raise CompileError(where.pos, "transitions to 'reject' are not supported yet")
-        return None if name == "accept" else name
-
-    @staticmethod
-    def transition(kind: str, value: str | None, mask: str | None, nxt: str | None) -> Json:
-        return {"type": kind, "value": value, "mask": mask, "next_state": nxt}
-
     # ---- actions -------------------------------------------------------------------
 
     def action(self, decl: ast.ActionDeclaration) -> int:
@@ -387,18 +257,34 @@ class Bmv2Builder:
         time it is used."""
         is_global = any(d is decl for d in self.checked.program.declarations)
         name = qualified_name(decl, None) if is_global else self.qualify(decl)
+        # Parameters with a direction are bound by the table's actions list, as in
+        # `actions = { a(hdr.x); }`: their arguments replace them in the body.
+        bound = self.bound_args.get(id(decl), [])
+        directional = [p for p in decl.params if p.direction]
+        if len(bound) != len(directional):
+            raise CompileError(decl.pos, f"action '{decl.name}' needs its directional arguments")
+        text = [expression_text(a) for a in bound]
         if name in self.action_ids:
+            if self.action_texts.get(name, []) != text:
+                raise CompileError(
+                    decl.pos,
+                    f"action '{decl.name}' is bound to different arguments in two tables; "
+                    "this is not supported yet",
+                )
             return self.action_ids[name]
+        self.action_texts[name] = text
         runtime: dict[int, int] = {}
         runtime_data = []
         for p in decl.params:
-            if p.direction:
-                raise CompileError(
-                    p.pos, "action parameters with a direction are not supported yet"
-                )
-            runtime[id(p)] = len(runtime_data)
-            runtime_data.append({"name": p.name, "bitwidth": t.width_of(self.param_type(p))})
-        prims = self.body(decl.body.stmts, self.encoder(runtime), name)
+            if not p.direction:
+                runtime[id(p)] = len(runtime_data)
+                runtime_data.append({"name": p.name, "bitwidth": t.width_of(self.param_type(p))})
+        outer = self.encoder()
+        bindings = {
+            id(p): _resolve_binding(a, outer) for p, a in zip(directional, bound, strict=True)
+        }
+        enc = self.encoder(runtime).with_bindings(bindings)
+        prims = self.body(decl.body.stmts, enc, name)
         return self.add_action(name, decl, runtime_data, prims, hidden=False)
 
     def add_action(
@@ -424,11 +310,12 @@ class Bmv2Builder:
 
     def body(self, stmts: list[ast.Statement], enc: ExpressionEncoder, owner: str) -> list[Json]:
         """Primitives of an action (or inlined action) body; a `return` jumps to its end."""
-        outer, self.return_jumps = self.return_jumps, []
+        outer = (self.return_jumps, self.return_target)
+        self.return_jumps, self.return_target = [], None
         prims = self.primitives(stmts, enc, owner, base=0, top=True)
         for jump in self.return_jumps:
             jump["parameters"][0] = _jump_target(len(prims))
-        self.return_jumps = outer
+        self.return_jumps, self.return_target = outer
         return prims
 
     def primitives(
@@ -451,29 +338,24 @@ class Bmv2Builder:
             elif isinstance(s, ast.VariableDeclaration):
                 self.bind_local(s, owner)
                 if s.init is not None:
-                    loc = self.layout.locations[(id(s), ())]
-                    if not isinstance(loc, FieldRef):
-                        raise CompileError(
-                            s.pos, "initializing header or struct variables is not supported yet"
-                        )
-                    result.append(
-                        externs.primitive(
-                            "assign", [node("field", [loc.instance, loc.field]), enc.data(s.init)]
-                        )
-                    )
+                    result += self.assign(assignments.variable(s), s.init, enc, here)
             elif isinstance(s, ast.Assignment):
-                result.append(self.assignment(s, enc))
+                result += self.assign(s.lhs, s.rhs, enc, here)
             elif isinstance(s, ast.MethodCallStatement):
                 result += self.call_primitives(s.call, enc, here)
             elif isinstance(s, ast.ExitStatement):
                 result.append(externs.primitive("exit", []))
             elif isinstance(s, ast.ReturnStatement):
+                if s.value is not None and self.return_target is not None:
+                    result += assignments.assign(self.return_target, s.value, enc)
                 if not (top and i == len(stmts) - 1):
                     jump = externs.primitive("_jump", [_jump_target(0)])
                     self.return_jumps.append(jump)
                     result.append(jump)
             elif isinstance(s, ast.IfStatement):
                 result += self.if_primitives(s, enc, owner, here)
+            elif isinstance(s, ast.SwitchStatement):
+                result += self.primitives([switch_as_ifs(s)], enc, owner, here)
             else:
                 raise CompileError(s.pos, f"{type(s).__name__} is not supported here yet")
         return result
@@ -496,30 +378,36 @@ class Bmv2Builder:
             skip["parameters"][1] = _jump_target(base + len(result))
         return result
 
-    def assignment(self, s: ast.Assignment, enc: ExpressionEncoder) -> Json:
-        ty = s.lhs.type
-        if isinstance(ty, t.StructLike) and ty.kind == "header":
-            return externs.primitive("assign_header", [enc.lvalue(s.lhs), enc.value(s.rhs)])
-        if isinstance(ty, t.StructLike):
-            raise CompileError(s.pos, "struct assignment is not supported yet")
-        if isinstance(s.lhs, ast.Slice):
-            return self.slice_assignment(s, enc)
-        return externs.primitive("assign", [enc.lvalue(s.lhs), enc.data(s.rhs)])
+    def assign(
+        self, lhs: ast.Expression, rhs: ast.Expression, enc: ExpressionEncoder, base: int
+    ) -> list[Json]:
+        """`lhs = rhs`; a call of a function with a body of several statements is
+        inlined here, each `return e` becoming `lhs = e` and a jump to the end."""
+        sym = rhs.ref if isinstance(rhs, ast.Call) else None
+        if isinstance(rhs, ast.Call) and isinstance(sym, Symbol) and sym.kind == "function":
+            body = sym.decl.body.stmts
+            if not (len(body) == 1 and isinstance(body[0], ast.ReturnStatement)):
+                params = sym.decl.prototype.params
+                bindings = {id(p): a.value for p, a in zip(params, rhs.args, strict=True)}
+                return self.inline(body, enc.with_bindings(bindings), base, lhs)
+        return assignments.assign(lhs, rhs, enc)
 
-    def slice_assignment(self, s: ast.Assignment, enc: ExpressionEncoder) -> Json:
-        # f[hi:lo] = v  is  f = (f & ~mask) | ((v << lo) & mask)
-        sl = s.lhs
-        assert isinstance(sl, ast.Slice)
-        hi, lo = const_value(sl.hi), const_value(sl.lo)
-        base_ty = sl.expr.type
-        assert isinstance(hi, int) and isinstance(lo, int) and isinstance(base_ty, t.Bits)
-        w = base_ty.width
-        mask = ((1 << (hi - lo + 1)) - 1) << lo
-        target = enc.lvalue(sl.expr)
-        keep = _op("&", target, node("hexstr", hexstr(~mask & ((1 << w) - 1), w)))
-        shifted = _op("<<", enc.data(s.rhs), node("hexstr", hexstr(lo, 32)))
-        new = _op("&", shifted, node("hexstr", hexstr(mask, w)))
-        return externs.primitive("assign", [target, _op("|", keep, new)])
+    def inline(
+        self,
+        stmts: list[ast.Statement],
+        enc: ExpressionEncoder,
+        base: int,
+        target: ast.Expression | None,
+    ) -> list[Json]:
+        """The body of a called action or function, its `return`s jumping to its end;
+        `target` receives the returned value."""
+        outer = (self.return_jumps, self.return_target)
+        self.return_jumps, self.return_target = [], target
+        prims = self.primitives(stmts, enc, self.prefix, base, top=True)
+        for jump in self.return_jumps:
+            jump["parameters"][0] = _jump_target(base + len(prims))
+        self.return_jumps, self.return_target = outer
+        return prims
 
     def call_primitives(self, call: ast.Call, enc: ExpressionEncoder, base: int = 0) -> list[Json]:
         sym = call.ref
@@ -539,7 +427,7 @@ class Bmv2Builder:
             and sym.name in ("push_front", "pop_front")
         ):
             assert isinstance(call.func, ast.Member)
-            count = _const_int(call.args[0].value)
+            count = const_int(call.args[0].value)
             name = "push" if sym.name == "push_front" else "pop"
             return [
                 externs.primitive(
@@ -552,14 +440,7 @@ class Bmv2Builder:
             callee = sym.decl
             params = callee.params if sym.kind == "action" else callee.prototype.params
             bindings = {id(p): a.value for p, a in zip(params, call.args, strict=True)}
-            outer, self.return_jumps = self.return_jumps, []
-            prims = self.primitives(
-                callee.body.stmts, enc.with_bindings(bindings), self.prefix, base, top=True
-            )
-            for jump in self.return_jumps:
-                jump["parameters"][0] = _jump_target(base + len(prims))
-            self.return_jumps = outer
-            return prims
+            return self.inline(callee.body.stmts, enc.with_bindings(bindings), base, None)
         return externs.call_primitives(call, enc, self.ext)
 
     # ---- controls ------------------------------------------------------------------
@@ -598,6 +479,8 @@ class Bmv2Builder:
 
     def lower(self, stmts: list[ast.Statement], nxt: str | None) -> str | None:
         """The first node of `stmts` in BMv2's control graph, continuing at `nxt`."""
+        # Groups are lowered last to first, so a local must have storage before any use.
+        self.bind_locals(stmts)
         groups: list[list[ast.Statement] | ast.Statement] = []
         for s in stmts:
             if self.is_straight_line(s):
@@ -610,6 +493,17 @@ class Bmv2Builder:
         for g in reversed(groups):
             nxt = self.lower_group(g, nxt) if isinstance(g, list) else self.lower_stmt(g, nxt)
         return nxt
+
+    def bind_locals(self, stmts: list[ast.Statement | None]) -> None:
+        for s in stmts:
+            if isinstance(s, ast.VariableDeclaration):
+                self.bind_local(s, self.prefix)
+            elif isinstance(s, ast.BlockStatement):
+                self.bind_locals(list(s.stmts))
+            elif isinstance(s, ast.IfStatement):
+                self.bind_locals([s.then, s.otherwise])
+            elif isinstance(s, ast.SwitchStatement):
+                self.bind_locals([c.body for c in s.cases])
 
     def is_straight_line(self, s: ast.Statement) -> bool:
         if isinstance(s, ast.MethodCallStatement):
@@ -630,16 +524,18 @@ class Bmv2Builder:
                 self.bind_local(s, self.prefix)
             return nxt
         prims = self.body(stmts, self.encoder(), self.prefix)
-        name = self.unique("act")
+        name = self.unique("act", self.action_names)
         ident = self.add_action(name, None, [], prims, hidden=True)
         exits = any(p["op"] == "exit" for p in prims)
-        return self.synthesized_table(f"tbl_{name}", ident, name, [], None if exits else nxt)
+        table = self.unique(f"tbl_{name}", self.table_names)
+        return self.synthesized_table(table, ident, name, [], None if exits else nxt)
 
-    def unique(self, base: str) -> str:
+    @staticmethod
+    def unique(base: str, taken: set[str]) -> str:
         name, n = base, 0
-        while name in self.synthesized:
+        while name in taken:
             name, n = f"{base}_{n}", n + 1
-        self.synthesized.add(name)
+        taken.add(name)
         return name
 
     def lower_stmt(self, s: ast.Statement, nxt: str | None) -> str | None:
@@ -657,17 +553,7 @@ class Bmv2Builder:
                 table, hit = applied
                 on_hit, on_miss = (then, otherwise) if hit else (otherwise, then)
                 return self.table(table, nxt, hit_miss={"__HIT__": on_hit, "__MISS__": on_miss})
-            name = self.new_node_name()
-            self.conditionals.append(
-                {
-                    "name": name,
-                    "id": len(self.conditionals),
-                    "expression": self.encoder().boolean(s.cond),
-                    "true_next": then,
-                    "false_next": otherwise,
-                }
-            )
-            return name
+            return self.conditional(s.cond, then, otherwise)
         if isinstance(s, ast.SwitchStatement):
             return self.switch(s, nxt)
         if isinstance(s, ast.MethodCallStatement):
@@ -681,7 +567,22 @@ class Bmv2Builder:
                 return self.apply_control(s.call, nxt)
         raise CompileError(s.pos, f"{type(s).__name__} is not supported in an apply block yet")
 
-    def switch(self, s: ast.SwitchStatement, nxt: str | None) -> str:
+    def conditional(self, cond: ast.Expression, then: str | None, otherwise: str | None) -> str:
+        name = self.new_node_name()
+        self.conditionals.append(
+            {
+                "name": name,
+                "id": len(self.conditionals),
+                "expression": self.encoder().boolean(cond),
+                "true_next": then,
+                "false_next": otherwise,
+            }
+        )
+        return name
+
+    def switch(self, s: ast.SwitchStatement, nxt: str | None) -> str | None:
+        if not isinstance(s.expr.type, t.ActionEnum):
+            return self.lower([switch_as_ifs(s)], nxt)
         # Lower the bodies last to first so that a case without a body can fall through
         # to the next one (spec 12.7).
         by_action: dict[int, str | None] = {}
@@ -713,12 +614,14 @@ class Bmv2Builder:
         instance = sym.decl.name if sym.kind == "instance" else sub.name
         saved = (self.control, self.prefix, self.bindings)
         outer = self.encoder()
+        ctor_args = sym.decl.args if sym.kind == "instance" else []
         self.bindings = {
             **self.bindings,
             **{
                 id(p): _resolve_binding(a.value, outer)
                 for p, a in zip(sub.params, call.args, strict=True)
             },
+            **{id(p): a.value for p, a in zip(sub.ctor_params, ctor_args, strict=True)},
         }
         self.enter(sub, f"{self.prefix}.{instance}")
         first = self.lower(sub.body.stmts, nxt)
@@ -756,7 +659,7 @@ class Bmv2Builder:
             hexstr(int(v), t.width_of(a.value.type))  # type: ignore[arg-type]
             for v, a in zip(values, call.args, strict=True)
         ]
-        name = self.unique(f"tbl_{sym.decl.name}")
+        name = self.unique(f"tbl_{sym.decl.name}", self.table_names)
         return self.synthesized_table(name, ident, self.actions[ident].name, data, nxt)
 
     def synthesized_table(
@@ -806,9 +709,10 @@ class Bmv2Builder:
         self.applied.add(name)
         enc = self.encoder()
         keys = []
+        key_prims: list[Json] = []
         key_prop = decl.property("key")
         for el in key_prop.elements if isinstance(key_prop, ast.KeyProperty) else []:
-            keys.append(self.key_element(el, enc))
+            keys.append(self.key_element(el, enc, key_prims))
         kinds = {k["match_type"] for k in keys}
         match_type = next((k for k in ("range", "ternary", "lpm") if k in kinds), "exact")
         if "optional" in kinds and match_type == "exact":
@@ -845,7 +749,11 @@ class Bmv2Builder:
         }
         entries = decl.property("entries")
         if isinstance(entries, ast.EntriesProperty):
-            table["entries"] = [self.entry(e, i, keys, decl) for i, e in enumerate(entries.entries)]
+            ranks = _entry_ranks(entries.entries)
+            table["entries"] = [
+                self.entry(e, rank, keys, decl)
+                for e, rank in zip(entries.entries, ranks, strict=True)
+            ]
         self.pipeline_tables.append(table)
         self.tables.append(
             TableInfo(
@@ -855,13 +763,18 @@ class Bmv2Builder:
                 hidden=ast.find_annotation(decl.annotations, "hidden") is not None,
             )
         )
+        if key_prims:
+            # Key expressions are computed just before the table, by a table of their own.
+            action = self.unique("act", self.action_names)
+            ident = self.add_action(action, None, [], key_prims, hidden=True)
+            pre = self.unique(f"tbl_{action}", self.table_names)
+            return self.synthesized_table(pre, ident, action, [], name)
         return name
 
     def entry(
-        self, entry: ast.Entry, index: int, keys: list[Json], decl: ast.TableDeclaration
+        self, entry: ast.Entry, rank: int, keys: list[Json], decl: ast.TableDeclaration
     ) -> Json:
-        """A const entry (JSON_format.md, table "entries"); priorities follow source order
-        unless the entry gives one."""
+        """A const entry (JSON_format.md, table "entries"); `rank` is its BMv2 priority."""
         items = (
             entry.keyset.items if isinstance(entry.keyset, ast.ListExpression) else [entry.keyset]
         )
@@ -873,12 +786,15 @@ class Bmv2Builder:
         call = entry.action
         assert isinstance(call, ast.Call)
         action = referenced(call.func)
-        data = [hexstr(_const_int(a.value), t.width_of(a.value.type)) for a in call.args]
-        priority = _const_int(entry.priority) if entry.priority is not None else index + 1
+        data = [
+            hexstr(const_int(a.value), t.width_of(a.value.type))
+            for p, a in zip(action.params, call.args, strict=True)
+            if not p.direction
+        ]
         return {
             "match_key": match_key,
             "action_entry": {"action_id": self.action(action), "action_data": data},
-            "priority": priority,
+            "priority": rank,
         }
 
     @staticmethod
@@ -889,16 +805,16 @@ class Bmv2Builder:
             if wildcard:
                 return {"match_type": kind, "start": hexstr(0, width), "end": hexstr(full, width)}
             if isinstance(item, ast.Range):
-                lo, hi = _const_int(item.lo), _const_int(item.hi)
+                lo, hi = const_int(item.lo), const_int(item.hi)
             else:
-                lo = hi = _const_int(item)
+                lo = hi = const_int(item)
             return {"match_type": kind, "start": hexstr(lo, width), "end": hexstr(hi, width)}
         if wildcard:
             value, mask = 0, 0
         elif isinstance(item, ast.Mask):
-            value, mask = _const_int(item.value), _const_int(item.mask)
+            value, mask = const_int(item.value), const_int(item.mask)
         else:
-            value, mask = _const_int(item), full
+            value, mask = const_int(item), full
         if kind == "exact":
             if mask != full:
                 raise CompileError(item.pos, "an exact key needs an exact value")
@@ -937,7 +853,7 @@ class Bmv2Builder:
             if qualified in self.ext.bindings:
                 raise CompileError(prop.pos, f"'{qualified}' is already attached to a table")
             size_prop = decl.property("size")
-            size = _const_int(size_prop.value) if isinstance(size_prop, ast.ValueProperty) else 1024
+            size = const_int(size_prop.value) if isinstance(size_prop, ast.ValueProperty) else 1024
             self.ext.bind_direct(kind, qualified, name, size)
             if kind == "direct_counter":
                 with_counters = True
@@ -950,11 +866,10 @@ class Bmv2Builder:
         result = []
         for ref in prop.actions if isinstance(prop, ast.ActionsProperty) else []:
             e = ref.expr.func if isinstance(ref.expr, ast.Call) else ref.expr
-            if isinstance(ref.expr, ast.Call) and ref.expr.args:
-                raise CompileError(
-                    ref.pos, "actions with bound arguments in a table are not supported yet"
-                )
-            result.append(referenced(e))
+            action = referenced(e)
+            args = ref.expr.args if isinstance(ref.expr, ast.Call) else []
+            self.bound_args[id(action)] = [a.value for a in args]
+            result.append(action)
         return result
 
     def default_entry(self, decl: ast.TableDeclaration) -> Json:
@@ -963,7 +878,9 @@ class Bmv2Builder:
             call = prop.value
             action = referenced(call.func)
             data = []
-            for a in call.args:
+            for p, a in zip(action.params, call.args, strict=True):
+                if p.direction:
+                    continue
                 v = const_value(a.value)
                 if not isinstance(v, int):
                     raise CompileError(a.pos, "default action arguments must be constants")
@@ -978,7 +895,9 @@ class Bmv2Builder:
             "action_entry_const": const,
         }
 
-    def key_element(self, el: ast.KeyElement, enc: ExpressionEncoder) -> Json:
+    def key_element(self, el: ast.KeyElement, enc: ExpressionEncoder, prims: list[Json]) -> Json:
+        """A key of the table JSON; a key that is an expression, not a field, reads a
+        temporary that `prims` (run before the table) computes, as p4c does."""
         name = annotated_name(el.annotations) or expression_text(el.expr)
         e, mask = el.expr, None
         if isinstance(e, ast.Slice):
@@ -996,9 +915,9 @@ class Bmv2Builder:
         else:
             loc = enc.locate(e) if enc.is_storage(e) else None
             if not isinstance(loc, FieldRef):
-                raise CompileError(
-                    el.expr.pos,
-                    "table keys other than fields, slices and isValid() are not supported yet",
+                loc = FieldRef(SCALARS, self.layout.add_scalar("key", e.type, e.pos))
+                prims.append(
+                    externs.primitive("assign", [node("field", [SCALARS, loc.field]), enc.data(e)])
                 )
             target = [loc.instance, loc.field]
         return {"match_type": el.match_kind, "name": name, "target": target, "mask": mask}
@@ -1017,14 +936,18 @@ class Bmv2Builder:
             call = s.call if isinstance(s, ast.MethodCallStatement) else None
             sym = call.ref if call else None
             wanted = "verify_checksum" if verify else "update_checksum"
-            if call is None or not isinstance(sym, Symbol) or sym.name != wanted:
+            if call is None or sym is None or sym.name not in (wanted, f"{wanted}_with_payload"):
                 raise CompileError(
-                    s.pos, f"only {wanted}() calls are supported in this control yet"
+                    s.pos,
+                    f"only {wanted}() and {wanted}_with_payload() calls are supported "
+                    "in this control yet",
                 )
             args = [a.value for a in call.args]
-            calc = self.ext.new_calculation(
-                externs.hash_algorithm(call.args[3]), externs.field_list(enc, args[1])
-            )
+            inputs = externs.field_list(enc, args[1])
+            if sym.name.endswith("_with_payload"):
+                # The payload follows the fields in the checksum (JSON_format.md).
+                inputs.append(node("payload", None))
+            calc = self.ext.new_calculation(externs.hash_algorithm(call.args[3]), inputs)
             target = enc.locate(args[2])
             if not isinstance(target, FieldRef):
                 raise CompileError(args[2].pos, "the checksum must be a field")
@@ -1060,6 +983,9 @@ class Bmv2Builder:
             return [loc.instance]
         if isinstance(loc, StackRef):
             return [f"{loc.name}[{i}]" for i in range(loc.size)]
+        if isinstance(loc, UnionRef):
+            # At most one member is valid; BMv2 emits only valid headers.
+            return next(u.members for u in self.layout.unions if u.name == loc.name)
         if isinstance(loc, StructRef):
             # Emitting a struct emits its headers in field order (spec 15.3).
             prefix_len = len(loc.path)
@@ -1069,6 +995,35 @@ class Bmv2Builder:
                 if root == loc.root and path[:prefix_len] == loc.path and isinstance(v, HeaderRef)
             ]
         raise CompileError(e.pos, "emit needs a header or a struct of headers")
+
+
+def switch_as_ifs(s: ast.SwitchStatement) -> ast.Statement:
+    """A switch on a value as nested ifs, one per group of labels sharing a body (a
+    label without a body falls through to the next, spec 12.7)."""
+    groups: list[tuple[list[ast.Expression], ast.Statement]] = []
+    result: ast.Statement = ast.EmptyStatement(s.pos)
+    labels: list[ast.Expression] = []
+    for case in s.cases:
+        if isinstance(case.label, ast.Default):
+            assert case.body is not None
+            result = case.body
+            continue
+        labels.append(case.label)
+        if case.body is not None:
+            groups.append((labels, case.body))
+            labels = []
+    for group, body in reversed(groups):
+        cond: ast.Expression | None = None
+        for label in group:
+            test = ast.Binary(label.pos, "==", s.expr, label)
+            test.type = t.Bool()
+            if cond is not None:
+                test = ast.Binary(label.pos, "||", cond, test)
+                test.type = t.Bool()
+            cond = test
+        assert cond is not None
+        result = ast.IfStatement(s.pos, cond, body, result)
+    return result
 
 
 def _flatten(stmts: list[ast.Statement]) -> list[ast.Statement]:
@@ -1081,23 +1036,25 @@ def _flatten(stmts: list[ast.Statement]) -> list[ast.Statement]:
     return result
 
 
-def _lookahead(e: ast.Expression) -> Json | None:
-    """`pk.lookahead<bit<W>>()` as BMv2's lookahead source: [bit offset, width]."""
-    if not isinstance(e, ast.Call):
-        return None
-    sym = e.ref
-    if not (isinstance(sym, Symbol) and sym.kind == "method" and sym.name == "lookahead"):
-        return None
-    if not isinstance(e.type, t.Bits):
-        raise CompileError(e.pos, "lookahead of anything but bit<W> is not supported yet")
-    return node("lookahead", [0, e.type.width])
+def _action_names(program: ast.Program) -> set[str]:
+    """Names of the actions declared at top level or in a control."""
+    tops = program.declarations
+    inner = [d for c in tops if isinstance(c, ast.ControlDeclaration) for d in c.locals]
+    return {d.name for d in [*tops, *inner] if isinstance(d, ast.ActionDeclaration)}
 
 
-def _const_int(e: ast.Expression) -> int:
-    v = const_value(e)
-    if not isinstance(v, int):
-        raise CompileError(e.pos, "expected a compile-time constant")
-    return int(v)
+def _entry_ranks(entries: list[ast.Entry]) -> list[int]:
+    """BMv2 priorities (1 wins over 2) of const entries.  In P4 the largest priority
+    wins; an entry without one takes the previous entry's minus one, and without any
+    explicit priority the first entry listed wins (spec 14.2.1.4)."""
+    priorities: list[int] = []
+    for entry in entries:
+        if entry.priority is not None:
+            priorities.append(const_int(entry.priority))
+        else:
+            priorities.append(priorities[-1] - 1 if priorities else len(entries))
+    top = max(priorities, default=0)
+    return [top - p + 1 for p in priorities]
 
 
 def _resolve_binding(arg: ast.Expression, outer: ExpressionEncoder) -> ast.Expression:

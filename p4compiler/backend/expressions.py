@@ -19,6 +19,7 @@ from p4compiler.backend.storage import (
     Location,
     StackRef,
     StructRef,
+    UnionRef,
 )
 from p4compiler.diagnostics import CompileError
 from p4compiler.typecheck import Symbol, const_value
@@ -34,6 +35,14 @@ def hexstr(value: int, width: int | None) -> str:
     digits = max(1, ((width or max(abs(value).bit_length(), 1)) + 7) // 8) * 2
     sign = "-" if value < 0 else ""
     return f"{sign}0x{abs(value):0{digits}x}"
+
+
+def const_int(e: ast.Expression) -> int:
+    """The value of a compile-time integer constant; a positioned error otherwise."""
+    v = const_value(e)
+    if not isinstance(v, int):
+        raise CompileError(e.pos, "expected a compile-time constant")
+    return int(v)
 
 
 def node(kind: str, value: Any) -> Json:
@@ -91,13 +100,21 @@ class ExpressionEncoder:
             index = const_value(e.index)
             if isinstance(stack, StackRef) and isinstance(index, int):
                 return HeaderRef(f"{stack.name}[{index}]")
+            if isinstance(stack, StackRef):
+                raise CompileError(
+                    e.pos,
+                    "run-time stack indices are only supported to read or write a field "
+                    "and in isValid() yet",
+                )
         if isinstance(e, ast.Member) and e.ref is None:
             base = self.locate(e.expr)
             if isinstance(base, StackRef):
-                raise CompileError(e.pos, f"'{e.member}' of a stack is only supported in extract")
+                raise CompileError(
+                    e.pos, f"'{e.member}' of a stack is only supported in extract and reads"
+                )
             if isinstance(base, HeaderRef):
                 return FieldRef(base.instance, e.member)
-            if isinstance(base, StructRef):
+            if isinstance(base, StructRef | UnionRef):
                 return self._lookup(base.root, (*base.path, e.member), e)
         raise CompileError(e.pos, "this expression is not supported here yet")
 
@@ -146,9 +163,55 @@ class ExpressionEncoder:
             raise CompileError(e.pos, f"expected a bool, found {e.type}")
         return self.value(e)
 
+    def stack_last(self, e: ast.Expression) -> Json | None:
+        """`s.last.f` (BMv2's stack_field) and `s.lastIndex`, the parser's views of the
+        element extracted last; None for any other expression."""
+        if not isinstance(e, ast.Member):
+            return None
+        inner = e.expr
+        if isinstance(e.ref, Symbol) and e.ref.name == "lastIndex":
+            stack = self.locate(inner)
+            assert isinstance(stack, StackRef)
+            return op("last_stack_index", None, node("header_stack", stack.name))
+        if e.ref is None and isinstance(inner, ast.Member) and inner.member == "last":
+            stack = self.locate(inner.expr)
+            if isinstance(stack, StackRef):
+                return node("stack_field", [stack.name, e.member])
+        return None
+
+    def dynamic_element(self, e: ast.Expression) -> tuple[StackRef, ast.Expression] | None:
+        """The stack and index of `s[i]` when `i` is known only at run time."""
+        if not isinstance(e, ast.Index) or const_value(e.index) is not None:
+            return None
+        stack = self.locate(e.expr)
+        return (stack, e.index) if isinstance(stack, StackRef) else None
+
+    def index_is(self, index: ast.Expression, k: int) -> Json:
+        width = t.width_of(index.type)
+        return op("==", self.data(index), node("hexstr", hexstr(k, width)))
+
+    def dynamic_read(self, e: ast.Expression) -> Json | None:
+        """`s[i].f` with a run-time `i`, as a chain of conditionals over the elements; an
+        index past the end reads the last element (the spec leaves the value undefined)."""
+        if not isinstance(e, ast.Member) or e.ref is not None:
+            return None
+        found = self.dynamic_element(e.expr)
+        if found is None:
+            return None
+        stack, index = found
+        result = node("field", [f"{stack.name}[{stack.size - 1}]", e.member])
+        for k in reversed(range(stack.size - 1)):
+            here = node("field", [f"{stack.name}[{k}]", e.member])
+            result = op("?", here, result, cond=self.index_is(index, k))
+        return result
+
     def value(self, e: ast.Expression) -> Json:
         if (arg := self.bound(e)) is not None:
             return self.value(arg)
+        if (last := self.stack_last(e)) is not None:
+            return last
+        if (dynamic := self.dynamic_read(e)) is not None:
+            return op("d2b", None, dynamic) if isinstance(e.type, t.Bool) else dynamic
         ty = e.type
         c = const_value(e)
         if c is not None:
@@ -197,7 +260,23 @@ class ExpressionEncoder:
         sym = e.ref
         if isinstance(sym, Symbol) and sym.kind == "builtin" and sym.name == "isValid":
             assert isinstance(e.func, ast.Member)
+            if (found := self.dynamic_element(e.func.expr)) is not None:
+                stack, index = found
+                tests = [
+                    op(
+                        "and",
+                        self.index_is(index, k),
+                        op("d2b", None, node("field", [f"{stack.name}[{k}]", "$valid$"])),
+                    )
+                    for k in range(stack.size)
+                ]
+                result = tests[0]
+                for test in tests[1:]:
+                    result = op("or", result, test)
+                return result
             loc = self.locate(e.func.expr)
+            if isinstance(loc, UnionRef):
+                return op("valid_union", None, node("header_union", loc.name))
             if not isinstance(loc, HeaderRef):
                 raise CompileError(e.pos, "isValid() of this expression is not supported yet")
             return op("d2b", None, node("field", [loc.instance, "$valid$"]))
@@ -215,7 +294,9 @@ class ExpressionEncoder:
                 bindings = {id(p): a.value for p, a in zip(params, e.args, strict=True)}
                 return self.with_bindings(bindings).value(body[0].value)
             raise CompileError(
-                e.pos, "only functions of the form `return expression;` are supported yet"
+                e.pos,
+                "a function with more than `return expression;` can only be called as a "
+                "statement or as `x = f(...);` yet",
             )
         raise CompileError(e.pos, "calls with a value are not supported in expressions yet")
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from p4compiler import ast
 from p4compiler import types as t
 from p4compiler.backend.expressions import ExpressionEncoder, Json, hexstr, node
-from p4compiler.backend.storage import FieldRef, StructRef
-from p4compiler.diagnostics import CompileError
+from p4compiler.backend.storage import FieldRef, Location, StructRef
+from p4compiler.diagnostics import CompileError, SourcePos
 from p4compiler.typecheck import Symbol, const_value
 
 
@@ -39,6 +39,41 @@ class ExternTables:
     direct_meter_targets: dict[str, list[str]] = field(default_factory=dict)
     # Direct counter/meter name -> table it is attached to.
     bindings: dict[str, str] = field(default_factory=dict)
+    # Field lists preserved by resubmit, recirculate and clone, by index; and the user
+    # metadata type whose `@field_list(i)` fields they hold.
+    field_lists: list[Json] = field(default_factory=list)
+    meta_type: t.StructLike | None = None
+
+    def field_list_index(self, index: int, enc: ExpressionEncoder, pos: SourcePos) -> Json:
+        """The index of field list `index` (spec'd by `@field_list` on user metadata
+        fields, v1model.p4), creating its JSON the first time."""
+        if not any(fl["id"] == index for fl in self.field_lists):
+            elements = [node("field", [f.instance, f.field]) for f in self._listed(index, enc)]
+            if not elements:
+                raise CompileError(pos, f"no user metadata field has @field_list({index})")
+            self.field_lists.append(
+                {"id": index, "name": f"field_list{index}", "elements": elements}
+            )
+        return node("hexstr", hexstr(index, 8))
+
+    def _listed(self, index: int, enc: ExpressionEncoder) -> list[FieldRef]:
+        result: list[FieldRef] = []
+
+        def walk(ty: t.StructLike, path: tuple[str, ...]) -> None:
+            for f in ty.decl.fields if ty.decl is not None else []:
+                ft = ty.field_type(f.name)
+                if isinstance(ft, t.StructLike) and ft.kind == "struct":
+                    walk(ft, (*path, f.name))
+                    continue
+                anno = ast.find_annotation(f.annotations, "field_list")
+                wanted = [const_value(e) for e in anno.exprs] if anno else []
+                loc = enc.layout.locations.get(("M", (*path, f.name)))
+                if index in wanted and isinstance(loc, FieldRef):
+                    result.append(loc)
+
+        if self.meta_type is not None:
+            walk(self.meta_type, ())
+        return result
 
     def bind_direct(self, kind: str, name: str, table: str, size: int) -> None:
         """Create the array of a direct counter or meter once its table is known."""
@@ -223,20 +258,43 @@ def call_primitives(call: ast.Call, enc: ExpressionEncoder, tables: ExternTables
 
 def _digest(
     call: ast.Call, args: list[ast.Expression], enc: ExpressionEncoder, tables: ExternTables
-) -> Json:
+) -> list[Json]:
     """digest<T>(receiver, data): a learn list named after the struct type T, whose
-    fields are copied when the digest is generated (the P4Runtime digest's name)."""
+    fields are copied when the digest is generated (the P4Runtime digest's name).  An
+    initializer `{a, b}` is first copied into a struct of its own, so the digest holds
+    the values of the moment of the call."""
     data = args[1]
+    if isinstance(data, ast.Cast):
+        data = data.expr
     ty = data.type
-    loc = enc.locate(data) if enc.is_storage(data) else None
-    if not isinstance(ty, t.StructLike) or ty.kind != "struct" or not isinstance(loc, StructRef):
-        raise CompileError(data.pos, "digest data must be a struct variable or field yet")
+    if not isinstance(ty, t.StructLike) or ty.kind != "struct":
+        raise CompileError(data.pos, "digest data must be a struct")
+    prims: list[Json] = []
+    if isinstance(data, ast.ListExpression | ast.StructExpression):
+        root = ("digest", ty.name)
+        if (root, ()) not in enc.layout.locations:
+            name = f"tmp_digest_{ty.name}"
+            enc.layout.bind_struct(root, ty, name, name, data.pos)
+        loc: Location | int | None = StructRef(root, ())
+        values = (
+            dict(data.fields)
+            if isinstance(data, ast.StructExpression)
+            else dict(zip((n for n, _ in ty.fields), data.items, strict=True))
+        )
+    else:
+        loc = enc.locate(data) if enc.is_storage(data) else None
+        values = {}
+    if not isinstance(loc, StructRef):
+        raise CompileError(data.pos, "digest data must be a struct variable, field or {...} yet")
     elements = []
     for fname, ftype in ty.fields:
         member = enc.layout.locations.get((loc.root, (*loc.path, fname)))
         if not isinstance(member, FieldRef) or isinstance(ftype, t.StructLike):
             raise CompileError(data.pos, "digest structs may only contain bit<W> fields yet")
-        elements.append(node("field", [member.instance, member.field]))
+        target = node("field", [member.instance, member.field])
+        if fname in values:
+            prims.append(primitive("assign", [target, enc.data(values[fname])]))
+        elements.append(target)
     existing = next((ll for ll in tables.learn_lists if ll["name"] == ty.name), None)
     if existing is None:
         existing = {"id": len(tables.learn_lists) + 1, "name": ty.name, "elements": elements}
@@ -245,7 +303,8 @@ def _digest(
     elif existing["elements"] != elements:
         raise CompileError(call.pos, f"digest type '{ty.name}' is sent from two different places")
     receiver = enc.data(args[0])
-    return primitive("generate_digest", [receiver, node("hexstr", hexstr(existing["id"], 32))])
+    id_node = node("hexstr", hexstr(existing["id"], 32))
+    return [*prims, primitive("generate_digest", [receiver, id_node])]
 
 
 def _function(
@@ -281,18 +340,32 @@ def _function(
             )
         ]
     if name == "digest":
-        return [_digest(call, args, enc, tables)]
+        return _digest(call, args, enc, tables)
     if name == "clone":
         # The second parameter is the field list to preserve; 0 means none.
         kind = _enum_member(call.args[0])
         op_name = "clone_ingress_pkt_to_egress" if kind == "I2E" else "clone_egress_pkt_to_egress"
         return [primitive(op_name, [enc.data(args[1]), node("hexstr", "0x0")])]
+    if name in ("resubmit_preserving_field_list", "recirculate_preserving_field_list"):
+        index = tables.field_list_index(_int_arg(call.args[0], "a field list index"), enc, call.pos)
+        return [primitive(name, [index])]
+    if name == "clone_preserving_field_list":
+        kind = _enum_member(call.args[0])
+        op_name = "clone_ingress_pkt_to_egress" if kind == "I2E" else "clone_egress_pkt_to_egress"
+        index = tables.field_list_index(_int_arg(call.args[2], "a field list index"), enc, call.pos)
+        return [primitive(op_name, [enc.data(args[1]), index])]
     if name == "truncate":
         return [primitive("truncate", [enc.data(args[0])])]
     if name in ("assert", "assume"):
         return [primitive(name, [enc.boolean(args[0])])]
-    if name == "log_msg" and len(args) == 1 and isinstance(args[0], ast.StringLiteral):
+    if name == "log_msg":
+        # The format's `{}` are filled by the values of the second argument, in order.
+        if not isinstance(args[0], ast.StringLiteral):
+            raise CompileError(args[0].pos, "the log message must be a string literal")
+        data = args[1:]
+        items = data[0].items if data and isinstance(data[0], ast.ListExpression) else data
+        values = [enc.data(item) for item in items]
         return [
-            primitive("log_msg", [node("string", args[0].value), node("parameters_vector", [])])
+            primitive("log_msg", [node("string", args[0].value), node("parameters_vector", values)])
         ]
     raise CompileError(call.pos, f"'{name}' is not supported yet")

@@ -92,7 +92,8 @@ def build_p4info(program: Bmv2Program) -> p4i.P4Info:
         msg = info.actions.add()
         annos = a.decl.annotations if a.decl else []
         fill_preamble(msg.preamble, action_ids[a.name], a.name, alias[a.name], annos)
-        params = a.decl.params if a.decl else []
+        # Only directionless parameters are action data; the others are bound in code.
+        params = [p for p in a.decl.params if not p.direction] if a.decl else []
         for i, (p, rd) in enumerate(zip(params, a.json["runtime_data"], strict=True)):
             pm = msg.params.add()
             pm.id = explicit_id(p.annotations) or i + 1

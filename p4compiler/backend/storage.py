@@ -52,7 +52,23 @@ class Stack:
     elements: list[str]
 
 
-Location = HeaderRef | FieldRef | StructRef | StackRef
+@dataclass(frozen=True)
+class UnionRef:
+    """A header union: one header instance per member, `name.member`."""
+
+    root: Any
+    path: tuple[str, ...]
+    name: str
+
+
+@dataclass
+class Union:
+    name: str
+    union_type: str
+    members: list[str]  # header instance names
+
+
+Location = HeaderRef | FieldRef | StructRef | StackRef | UnionRef
 
 
 @dataclass
@@ -74,6 +90,9 @@ class Layout:
     instances: list[Instance] = field(default_factory=list)
     scalars: list[tuple[str, int, bool]] = field(default_factory=list)
     stacks: list[Stack] = field(default_factory=list)
+    # Union type name -> [(member, header type)], and the union instances.
+    union_types: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    unions: list[Union] = field(default_factory=list)
     # (root, path) -> location; a root is any hashable key naming a top-level variable.
     locations: dict[tuple[Any, tuple[str, ...]], Location] = field(default_factory=dict)
 
@@ -126,6 +145,17 @@ class Layout:
                 elements.append(element)
             self.stacks.append(Stack(inst, header_type, elements))
             self.locations[(root, path)] = StackRef(inst, ty.size)
+        elif isinstance(ty, t.StructLike) and ty.kind == "header_union":
+            members = []
+            for name, ft in ty.fields:
+                assert isinstance(ft, t.StructLike)
+                member = f"{inst}.{name}"
+                self.add_instance(member, self.header_type(ft), metadata=False)
+                self.locations[(root, (*path, name))] = HeaderRef(member)
+                members.append((name, ft.name))
+            self.union_types.setdefault(ty.name, members)
+            self.unions.append(Union(inst, ty.name, [f"{inst}.{n}" for n, _ in members]))
+            self.locations[(root, path)] = UnionRef(root, path, inst)
         elif isinstance(ty, t.StructLike) and ty.kind == "struct":
             self.locations[(root, path)] = StructRef(root, path)
             for name, ft in ty.fields:

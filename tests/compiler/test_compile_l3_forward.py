@@ -187,13 +187,29 @@ def test_include_dirs_and_defines_on_the_command_line(tmp_path: Path) -> None:
     inc = tmp_path / "inc"
     inc.mkdir()
     (inc / "sizes.p4").write_text("#define LPM_SIZE 512\n")
-    program = L3_FORWARD.read_text().replace(
-        "#include <v1model.p4>", "#include <v1model.p4>\n#include <sizes.p4>"
+    src = tmp_path / "sized.p4"
+    src.write_text(
+        """#include <core.p4>
+#include <v1model.p4>
+#include <sizes.p4>
+header h_t { bit<8> a; }
+struct hs { h_t h; }
+struct meta_t { }
+parser P(packet_in pk, out hs hdr, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pk.extract(hdr.h); transition accept; }
+}
+control V(inout hs hdr, inout meta_t m) { apply { } }
+control I(inout hs hdr, inout meta_t m, inout standard_metadata_t sm) {
+    table t { key = { hdr.h.a: exact; } actions = { NoAction; } size = LPM_SIZE * SCALE; }
+    apply { t.apply(); }
+}
+control E(inout hs hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control C(inout hs hdr, inout meta_t m) { apply { } }
+control D(packet_out pk, in hs hdr) { apply { pk.emit(hdr); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
     )
-    program = program.replace("size = 1024;", "size = LPM_SIZE * SCALE;")
-    src = tmp_path / "l3.p4"
-    src.write_text(program)
-    out = tmp_path / "l3.json"
+    out = tmp_path / "sized.json"
     assert main([str(src), "-o", str(out), "-I", str(inc), "-D", "SCALE=2"]) == 0
     table = json.loads(out.read_text())["pipelines"][0]["tables"][0]
     assert table["max_size"] == 1024

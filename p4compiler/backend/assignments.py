@@ -1,0 +1,148 @@
+"""Assignments as BMv2 primitives, including values BMv2 cannot copy in one step.
+
+BMv2 assigns scalars (`assign`) and whole headers (`assign_header`); a struct is a group
+of instances and scalars with no storage of its own, so assigning one is a sequence of
+per-member assignments (as p4c does).  Initializers `{...}` assign member by member, and
+making a header from one sets it valid; `{#}` makes a header invalid (spec 8.12, 8.26).
+"""
+
+from __future__ import annotations
+
+from p4compiler import ast
+from p4compiler import types as t
+from p4compiler.backend.expressions import ExpressionEncoder, Json, hexstr, node, op
+from p4compiler.backend.externs import primitive
+from p4compiler.backend.storage import SCALARS
+from p4compiler.diagnostics import CompileError
+from p4compiler.typecheck import Symbol, const_value
+
+
+def variable(decl: ast.VariableDeclaration) -> ast.Name:
+    """A name referring to `decl`, as the target of its initializer."""
+    name = ast.Name(decl.pos, decl.name)
+    name.ref = Symbol("var", decl.name, decl.resolved, decl)
+    name.type = decl.resolved
+    return name
+
+
+def assign(lhs: ast.Expression, rhs: ast.Expression, enc: ExpressionEncoder) -> list[Json]:
+    ty = lhs.type
+    if isinstance(rhs, ast.Cast) and isinstance(rhs.type, t.StructLike):
+        rhs = rhs.expr
+    if isinstance(ty, t.StructLike) and ty.kind == "header" and isinstance(rhs, ast.InvalidHeader):
+        return [primitive("remove_header", [enc.lvalue(lhs)])]
+    if isinstance(ty, t.StructLike) and isinstance(rhs, ast.ListExpression | ast.StructExpression):
+        values = (
+            dict(rhs.fields)
+            if isinstance(rhs, ast.StructExpression)
+            else dict(zip((n for n, _ in ty.fields), rhs.items, strict=True))
+        )
+        # All values are read before any member is written (`p = {p.y, p.x}` swaps):
+        # when several may read the target, they are first copied to temporaries.
+        computed = [n for n, ft in ty.fields if const_value(values[n]) is None]
+        prims: list[Json] = []
+        copies: list[tuple[str, t.Type, str]] = []
+        for name, ft in ty.fields:
+            if len(computed) > 1 and name in computed and isinstance(ft, t.Bits | t.Bool):
+                tmp = enc.layout.add_scalar("tmp", ft, values[name].pos)
+                prims.append(
+                    primitive("assign", [node("field", [SCALARS, tmp]), enc.data(values[name])])
+                )
+                copies.append((name, ft, tmp))
+        if ty.kind == "header":
+            prims.append(primitive("add_header", [enc.lvalue(lhs)]))
+        copied = {name for name, _, _ in copies}
+        for name, ft in ty.fields:
+            if name not in copied:
+                prims += assign(member(lhs, name, ft), values[name], enc)
+        for name, ft, tmp in copies:
+            target = enc.lvalue(member(lhs, name, ft))
+            prims.append(primitive("assign", [target, node("field", [SCALARS, tmp])]))
+        return prims
+    if isinstance(ty, t.StructLike) and ty.kind == "header":
+        return [primitive("assign_header", [enc.lvalue(lhs), enc.value(rhs)])]
+    if isinstance(ty, t.StructLike):
+        if not enc.is_storage(rhs):
+            raise CompileError(
+                rhs.pos, "struct values computed by expressions are not supported yet"
+            )
+        prims = []
+        for name, ft in ty.fields:
+            prims += assign(member(lhs, name, ft), member(rhs, name, ft), enc)
+        return prims
+    if isinstance(ty, t.HeaderStack):
+        if not enc.is_storage(rhs):
+            raise CompileError(
+                rhs.pos, "stack values computed by expressions are not supported yet"
+            )
+        return [
+            prim
+            for i in range(ty.size)
+            for prim in assign(_element(lhs, i, ty), _element(rhs, i, ty), enc)
+        ]
+    if isinstance(lhs, ast.Member) and (found := enc.dynamic_element(lhs.expr)) is not None:
+        # s[i].f = v with a run-time i: every element's field keeps its value unless i
+        # selects it (an index past the end writes nothing).
+        stack, index = found
+        if _reads_a_stack(index):
+            # Each element's write evaluates the index again: it must not change between.
+            raise CompileError(
+                index.pos, "a run-time stack index read from a stack is not supported yet"
+            )
+        value = enc.data(rhs)
+        prims = []
+        for k in range(stack.size):
+            target = node("field", [f"{stack.name}[{k}]", lhs.member])
+            chosen = op("?", value, target, cond=enc.index_is(index, k))
+            prims.append(primitive("assign", [target, chosen]))
+        return prims
+    if isinstance(lhs, ast.Slice):
+        return [_slice(lhs, rhs, enc)]
+    return [primitive("assign", [enc.lvalue(lhs), enc.data(rhs)])]
+
+
+def as_parser_ops(prims: list[Json]) -> list[Json]:
+    """Primitives inside a parser state: `assign` is the parser's `set` op, the others
+    are wrapped in a `primitive` op (JSON_format.md, parser_ops)."""
+    return [
+        {"op": "set", "parameters": p["parameters"]}
+        if p["op"] == "assign"
+        else {"op": "primitive", "parameters": [p]}
+        for p in prims
+    ]
+
+
+def member(base: ast.Expression, name: str, ty: t.Type) -> ast.Member:
+    m = ast.Member(base.pos, base, name)
+    m.type = ty
+    return m
+
+
+def _element(base: ast.Expression, index: int, stack: t.HeaderStack) -> ast.Index:
+    literal = ast.IntLiteral(base.pos, index, None)
+    literal.type = t.InfInt()
+    e = ast.Index(base.pos, base, literal)
+    e.type = stack.element
+    return e
+
+
+def _slice(sl: ast.Slice, rhs: ast.Expression, enc: ExpressionEncoder) -> Json:
+    # f[hi:lo] = v  is  f = (f & ~mask) | ((v << lo) & mask)
+    hi, lo = const_value(sl.hi), const_value(sl.lo)
+    base_ty = sl.expr.type
+    assert isinstance(hi, int) and isinstance(lo, int) and isinstance(base_ty, t.Bits)
+    w = base_ty.width
+    mask = ((1 << (hi - lo + 1)) - 1) << lo
+    target = enc.lvalue(sl.expr)
+    keep = op("&", target, node("hexstr", hexstr(~mask & ((1 << w) - 1), w)))
+    shifted = op("<<", enc.data(rhs), node("hexstr", hexstr(lo, 32)))
+    new = op("&", shifted, node("hexstr", hexstr(mask, w)))
+    return primitive("assign", [target, op("|", keep, new)])
+
+
+def _reads_a_stack(e: ast.Expression) -> bool:
+    if isinstance(e.type, t.HeaderStack):
+        return True
+    fields = ("expr", "left", "right", "operand", "cond", "then", "otherwise", "index")
+    children = [getattr(e, f, None) for f in fields]
+    return any(isinstance(c, ast.Expression) and _reads_a_stack(c) for c in children)

@@ -1,0 +1,235 @@
+"""The v1model parser as BMv2 parse states (behavioral-model JSON_format.md, parsers).
+
+Statements become parser ops (`extract`, `set`, `advance`, `verify`, or a `primitive`);
+a select becomes value/mask transitions on a key of fields and lookaheads.  BMv2 has no
+ranges in transitions, so a range keyset is split into aligned value/mask blocks.
+`ParserLowering` is a mixin of the builder: it uses the builder's storage and calls.
+"""
+
+from __future__ import annotations
+
+from p4compiler import ast
+from p4compiler import types as t
+from p4compiler.backend import assignments, externs
+from p4compiler.backend.expressions import ExpressionEncoder, Json, const_int, hexstr, node
+from p4compiler.backend.storage import SCALARS, FieldRef, HeaderRef, Layout, StackRef
+from p4compiler.diagnostics import CompileError
+from p4compiler.typecheck import Symbol
+
+
+class ParserLowering:
+    # Provided by the builder that mixes this class in.
+    layout: Layout
+
+    def bind_local(self, decl: ast.VariableDeclaration, owner: str) -> None:
+        raise NotImplementedError
+
+    def encoder(self, runtime_data: dict[int, int] | None = None) -> ExpressionEncoder:
+        raise NotImplementedError
+
+    def call_primitives(self, call: ast.Call, enc: ExpressionEncoder, base: int = 0) -> list[Json]:
+        raise NotImplementedError
+
+    def parser(self, decl: ast.ParserDeclaration) -> Json:
+        for local in decl.locals:
+            if isinstance(local, ast.VariableDeclaration):
+                self.bind_local(local, decl.name)
+            elif not isinstance(local, ast.ConstantDeclaration):
+                raise CompileError(local.pos, "this parser local is not supported yet")
+        enc = self.encoder()
+        states = []
+        for i, state in enumerate(decl.states):
+            ops: list[Json] = []
+            for local in decl.locals:
+                if (
+                    state.name == "start"
+                    and isinstance(local, ast.VariableDeclaration)
+                    and local.init is not None
+                ):
+                    ops += self.parser_assign(assignments.variable(local), local.init, enc)
+            for stmt in state.stmts:
+                ops.extend(self.parser_op(stmt, enc, decl.name))
+            transitions, key = self.transitions(state, enc, ops)
+            states.append(
+                {
+                    "name": state.name,
+                    "id": i,
+                    "parser_ops": ops,
+                    "transitions": transitions,
+                    "transition_key": key,
+                }
+            )
+        return {"name": "parser", "id": 0, "init_state": "start", "parse_states": states}
+
+    @staticmethod
+    def parser_assign(
+        lhs: ast.Expression, rhs: ast.Expression, enc: ExpressionEncoder
+    ) -> list[Json]:
+        ty = rhs.type
+        if _is_lookahead(rhs) and isinstance(ty, t.StructLike) and ty.kind == "header":
+            # A header peeked at: made valid, each field set from its bits ahead.
+            ops = assignments.as_parser_ops([externs.primitive("add_header", [enc.lvalue(lhs)])])
+            offset = 0
+            for name, ft in ty.fields:
+                width = t.width_of(ft)
+                target = enc.lvalue(assignments.member(lhs, name, ft))
+                ops.append(
+                    {"parameters": [target, node("lookahead", [offset, width])], "op": "set"}
+                )
+                offset += width
+            return ops
+        if (peek := _lookahead(rhs)) is not None:
+            return [{"parameters": [enc.lvalue(lhs), peek], "op": "set"}]
+        return assignments.as_parser_ops(assignments.assign(lhs, rhs, enc))
+
+    def parser_op(self, stmt: ast.Statement, enc: ExpressionEncoder, owner: str) -> list[Json]:
+        if isinstance(stmt, ast.BlockStatement):
+            return [op for s in stmt.stmts for op in self.parser_op(s, enc, owner)]
+        if isinstance(stmt, ast.EmptyStatement | ast.ConstantDeclaration):
+            return []
+        if isinstance(stmt, ast.VariableDeclaration):
+            self.bind_local(stmt, owner)
+            if stmt.init is None:
+                return []
+            return self.parser_assign(assignments.variable(stmt), stmt.init, enc)
+        if isinstance(stmt, ast.Assignment):
+            return self.parser_assign(stmt.lhs, stmt.rhs, enc)
+        if isinstance(stmt, ast.MethodCallStatement):
+            call = stmt.call
+            sym = call.ref
+            if (
+                isinstance(sym, Symbol)
+                and sym.kind == "method"
+                and sym.name == "extract"
+                and sym.decl.name == "packet_in"
+            ):
+                if len(call.args) != 1:
+                    raise CompileError(
+                        call.pos, "extract of variable-size headers is not supported yet"
+                    )
+                arg = call.args[0].value
+                if isinstance(arg, ast.Member) and arg.member == "next":
+                    stack = enc.locate(arg.expr)
+                    assert isinstance(stack, StackRef)
+                    return [{"parameters": [node("stack", stack.name)], "op": "extract"}]
+                target = enc.locate(arg)
+                if not isinstance(target, HeaderRef):
+                    raise CompileError(call.pos, "extract needs a header")
+                return [{"parameters": [node("regular", target.instance)], "op": "extract"}]
+            if isinstance(sym, Symbol) and sym.kind == "method" and sym.name == "advance":
+                return [{"parameters": [enc.data(call.args[0].value)], "op": "advance"}]
+            if isinstance(sym, Symbol) and sym.kind == "extern_function" and sym.name == "verify":
+                args = [a.value for a in call.args]
+                return [{"parameters": [enc.boolean(args[0]), enc.data(args[1])], "op": "verify"}]
+            return [{"parameters": [p], "op": "primitive"} for p in self.call_primitives(call, enc)]
+        raise CompileError(
+            stmt.pos, f"{type(stmt).__name__} in a parser state is not supported yet"
+        )
+
+    def transitions(
+        self, state: ast.ParserState, enc: ExpressionEncoder, ops: list[Json]
+    ) -> tuple[list[Json], list[Json]]:
+        """The state's transitions and key; `ops` gets what computes the key."""
+        tr = state.transition
+        if tr is None:
+            # A state without a transition goes to reject implicitly (spec 13.5).
+            return [self.transition("default", None, None, None)], []
+        if isinstance(tr, ast.Name):
+            return [self.transition("default", None, None, self.next_state(tr.name))], []
+        assert isinstance(tr, ast.SelectExpression)
+        key: list[Json] = []
+        widths: list[int] = []
+        for k in tr.keys:
+            widths.append(t.width_of(k.type))
+            if (peek := _lookahead(k) or enc.stack_last(k)) is not None:
+                key.append(peek)
+                continue
+            loc = enc.locate(k) if enc.is_storage(k) else None
+            if not isinstance(loc, FieldRef):
+                # BMv2 keys are fields: an expression is first computed into a temporary
+                # at the end of the state's ops (as p4c does).
+                loc = FieldRef(SCALARS, self.layout.add_scalar("tmp_select", k.type, k.pos))
+                ops.append(
+                    {"parameters": [node("field", [SCALARS, loc.field]), enc.data(k)], "op": "set"}
+                )
+            key.append(node("field", [loc.instance, loc.field]))
+        result = []
+        for case in tr.cases:
+            nxt = self.next_state(case.state)
+            items = (
+                case.keyset.items if isinstance(case.keyset, ast.ListExpression) else [case.keyset]
+            )
+            if len(items) == 1 and isinstance(items[0], ast.Default | ast.DontCare):
+                result.append(self.transition("default", None, None, nxt))
+                continue
+            # Each item matches a union of value/mask pairs (a range needs several); the
+            # case matches their cross product, one BMv2 transition per combination.
+            combos: list[tuple[list[str], list[str], bool]] = [([], [], False)]
+            for item, w in zip(items, widths, strict=True):
+                pairs = _keyset_masks(item, w)
+                full = (1 << w) - 1
+                combos = [
+                    (
+                        [*values, hexstr(v & m, w)[2:]],
+                        [*masks, hexstr(m, w)[2:]],
+                        masked or m != full or isinstance(item, ast.Mask),
+                    )
+                    for values, masks, masked in combos
+                    for v, m in pairs
+                ]
+            for values, masks, masked in combos:
+                mask = "0x" + "".join(masks) if masked else None
+                result.append(self.transition("hexstr", "0x" + "".join(values), mask, nxt))
+        return result, key
+
+    @staticmethod
+    def next_state(name: str) -> str | None:
+        # BMv2 has no reject state: as with p4c, the parser stops there as on accept,
+        # and the packet goes on to ingress (v1model never drops in the parser).
+        return None if name in ("accept", "reject") else name
+
+    @staticmethod
+    def transition(kind: str, value: str | None, mask: str | None, nxt: str | None) -> Json:
+        return {"type": kind, "value": value, "mask": mask, "next_state": nxt}
+
+
+def _is_lookahead(e: ast.Expression) -> bool:
+    sym = e.ref if isinstance(e, ast.Call) else None
+    return isinstance(sym, Symbol) and sym.kind == "method" and sym.name == "lookahead"
+
+
+def _lookahead(e: ast.Expression) -> Json | None:
+    """`pk.lookahead<bit<W>>()` as BMv2's lookahead source: [bit offset, width]."""
+    if not _is_lookahead(e):
+        return None
+    if not isinstance(e.type, t.Bits):
+        raise CompileError(
+            e.pos, "lookahead of a header is only supported assigned to a header yet"
+        )
+    return node("lookahead", [0, e.type.width])
+
+
+def _keyset_masks(item: ast.Expression, width: int) -> list[tuple[int, int]]:
+    """The value/mask pairs whose union is one select keyset element."""
+    full = (1 << width) - 1
+    if isinstance(item, ast.Default | ast.DontCare):
+        return [(0, 0)]
+    if isinstance(item, ast.Mask):
+        return [(const_int(item.value) & full, const_int(item.mask) & full)]
+    if isinstance(item, ast.Range):
+        return _range_masks(const_int(item.lo), const_int(item.hi), width)
+    return [(const_int(item) & full, full)]
+
+
+def _range_masks(lo: int, hi: int, width: int) -> list[tuple[int, int]]:
+    """Cover lo..hi with aligned power-of-two blocks, each a value/mask pair."""
+    full = (1 << width) - 1
+    lo, hi = max(lo, 0), min(hi, full)
+    pairs = []
+    while lo <= hi:
+        size = lo & -lo if lo else 1 << width
+        while size > hi - lo + 1:
+            size >>= 1
+        pairs.append((lo, full & ~(size - 1)))
+        lo += size
+    return pairs

@@ -1,0 +1,64 @@
+// advance() by an amount computed from a header field (in bits).
+
+#include <core.p4>
+#include <v1model.p4>
+
+header len_t {
+    bit<8> skip;
+}
+
+header h_t {
+    bit<8> a;
+    bit<8> b;
+    bit<8> c;
+    bit<8> d;
+}
+
+struct headers_t {
+    len_t l;
+    h_t   h;
+}
+
+struct meta_t {
+}
+
+parser MyParser(packet_in pk, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t sm) {
+    state start {
+        pk.extract(hdr.l);
+        pk.advance((bit<32>)hdr.l.skip * 8);
+        pk.extract(hdr.h);
+        transition accept;
+    }
+}
+
+control MyVerify(inout headers_t hdr, inout meta_t meta) {
+    apply {
+    }
+}
+
+control MyIngress(inout headers_t hdr, inout meta_t meta,
+                  inout standard_metadata_t sm) {
+    apply {
+        sm.egress_spec = 1;
+    }
+}
+
+control MyEgress(inout headers_t hdr, inout meta_t meta,
+                 inout standard_metadata_t sm) {
+    apply {
+    }
+}
+
+control MyCompute(inout headers_t hdr, inout meta_t meta) {
+    apply {
+    }
+}
+
+control MyDeparser(packet_out pk, in headers_t hdr) {
+    apply {
+        pk.emit(hdr);
+    }
+}
+
+V1Switch(MyParser(), MyVerify(), MyIngress(), MyEgress(), MyCompute(), MyDeparser()) main;

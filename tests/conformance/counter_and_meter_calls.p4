@@ -1,0 +1,77 @@
+// Indirect counter and direct counter calls compile and leave forwarding alone.
+
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t {
+    bit<8> a;
+    bit<8> b;
+    bit<8> c;
+    bit<8> d;
+}
+
+struct headers_t {
+    h_t h;
+}
+
+struct meta_t {
+    bit<8> m8;
+}
+
+parser MyParser(packet_in pk, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t sm) {
+    state start {
+        pk.extract(hdr.h);
+        transition accept;
+    }
+}
+
+control MyVerify(inout headers_t hdr, inout meta_t meta) {
+    apply {
+    }
+}
+
+control MyIngress(inout headers_t hdr, inout meta_t meta,
+                  inout standard_metadata_t sm) {
+    counter(4, CounterType.packets) pkts;
+    direct_counter(CounterType.packets_and_bytes) hits;
+    action count_it() {
+        hits.count();
+        hdr.h.c = 1;
+    }
+    table t {
+        key = {
+            hdr.h.a: exact;
+        }
+        actions = {
+            count_it;
+            NoAction;
+        }
+        counters = hits;
+        default_action = NoAction();
+    }
+    apply {
+        sm.egress_spec = 1;
+        pkts.count((bit<32>)hdr.h.b);
+        t.apply();
+    }
+}
+
+control MyEgress(inout headers_t hdr, inout meta_t meta,
+                 inout standard_metadata_t sm) {
+    apply {
+    }
+}
+
+control MyCompute(inout headers_t hdr, inout meta_t meta) {
+    apply {
+    }
+}
+
+control MyDeparser(packet_out pk, in headers_t hdr) {
+    apply {
+        pk.emit(hdr);
+    }
+}
+
+V1Switch(MyParser(), MyVerify(), MyIngress(), MyEgress(), MyCompute(), MyDeparser()) main;

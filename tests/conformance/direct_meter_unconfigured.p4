@@ -1,0 +1,76 @@
+// A direct meter read in a table action: with no rates set the color is GREEN (0).
+
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t {
+    bit<8> a;
+    bit<8> b;
+    bit<8> c;
+    bit<8> d;
+}
+
+struct headers_t {
+    h_t h;
+}
+
+struct meta_t {
+    bit<8> m8;
+}
+
+parser MyParser(packet_in pk, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t sm) {
+    state start {
+        pk.extract(hdr.h);
+        transition accept;
+    }
+}
+
+control MyVerify(inout headers_t hdr, inout meta_t meta) {
+    apply {
+    }
+}
+
+control MyIngress(inout headers_t hdr, inout meta_t meta,
+                  inout standard_metadata_t sm) {
+    direct_meter<bit<8>>(MeterType.bytes) dm;
+    action metered() {
+        dm.read(meta.m8);
+    }
+    table t {
+        key = {
+            hdr.h.a: exact;
+        }
+        actions = {
+            metered;
+            NoAction;
+        }
+        meters = dm;
+        default_action = NoAction();
+    }
+    apply {
+        sm.egress_spec = 1;
+        meta.m8 = 0xFF;
+        t.apply();
+        hdr.h.c = meta.m8;
+    }
+}
+
+control MyEgress(inout headers_t hdr, inout meta_t meta,
+                 inout standard_metadata_t sm) {
+    apply {
+    }
+}
+
+control MyCompute(inout headers_t hdr, inout meta_t meta) {
+    apply {
+    }
+}
+
+control MyDeparser(packet_out pk, in headers_t hdr) {
+    apply {
+        pk.emit(hdr);
+    }
+}
+
+V1Switch(MyParser(), MyVerify(), MyIngress(), MyEgress(), MyCompute(), MyDeparser()) main;

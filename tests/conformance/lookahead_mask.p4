@@ -1,0 +1,75 @@
+// select on a 16-bit lookahead with a mask on the high byte.
+
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t {
+    bit<8> a;
+    bit<8> b;
+    bit<8> c;
+    bit<8> d;
+}
+
+header opt_t {
+    bit<8> v;
+}
+
+struct headers_t {
+    opt_t o;
+    h_t   h;
+}
+
+struct meta_t {
+}
+
+parser MyParser(packet_in pk, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t sm) {
+    state start {
+        transition select(pk.lookahead<bit<16>>()) {
+            0xAB00 &&& 0xFF00: parse_o;
+            default: parse_h;
+        }
+    }
+    state parse_o {
+        pk.extract(hdr.o);
+        transition parse_h;
+    }
+    state parse_h {
+        pk.extract(hdr.h);
+        transition accept;
+    }
+}
+
+control MyVerify(inout headers_t hdr, inout meta_t meta) {
+    apply {
+    }
+}
+
+control MyIngress(inout headers_t hdr, inout meta_t meta,
+                  inout standard_metadata_t sm) {
+    apply {
+        sm.egress_spec = 1;
+        if (hdr.o.isValid()) {
+            hdr.h.d = 0xAA;
+        }
+    }
+}
+
+control MyEgress(inout headers_t hdr, inout meta_t meta,
+                 inout standard_metadata_t sm) {
+    apply {
+    }
+}
+
+control MyCompute(inout headers_t hdr, inout meta_t meta) {
+    apply {
+    }
+}
+
+control MyDeparser(packet_out pk, in headers_t hdr) {
+    apply {
+        pk.emit(hdr.h);
+    }
+}
+
+V1Switch(MyParser(), MyVerify(), MyIngress(), MyEgress(), MyCompute(), MyDeparser()) main;

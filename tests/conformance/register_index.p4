@@ -1,0 +1,65 @@
+// A register indexed by a packet field: each index keeps its own value; a fresh
+// register reads 0.
+
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t {
+    bit<8> a;
+    bit<8> b;
+    bit<8> c;
+    bit<8> d;
+}
+
+struct headers_t {
+    h_t h;
+}
+
+struct meta_t {
+    bit<8> m8;
+}
+
+parser MyParser(packet_in pk, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t sm) {
+    state start {
+        pk.extract(hdr.h);
+        transition accept;
+    }
+}
+
+control MyVerify(inout headers_t hdr, inout meta_t meta) {
+    apply {
+    }
+}
+
+control MyIngress(inout headers_t hdr, inout meta_t meta,
+                  inout standard_metadata_t sm) {
+    register<bit<16>>(8) store;
+    apply {
+        sm.egress_spec = 1;
+        bit<16> old;
+        store.read(old, (bit<32>)hdr.h.a);
+        store.write((bit<32>)hdr.h.a, old + (bit<16>)hdr.h.b);
+        hdr.h.c = old[15:8];
+        hdr.h.d = old[7:0];
+    }
+}
+
+control MyEgress(inout headers_t hdr, inout meta_t meta,
+                 inout standard_metadata_t sm) {
+    apply {
+    }
+}
+
+control MyCompute(inout headers_t hdr, inout meta_t meta) {
+    apply {
+    }
+}
+
+control MyDeparser(packet_out pk, in headers_t hdr) {
+    apply {
+        pk.emit(hdr);
+    }
+}
+
+V1Switch(MyParser(), MyVerify(), MyIngress(), MyEgress(), MyCompute(), MyDeparser()) main;

@@ -1,0 +1,76 @@
+// A table keyed on a bool metadata field with const entries true/false.
+
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t {
+    bit<8> a;
+    bit<8> b;
+    bit<8> c;
+    bit<8> d;
+}
+
+struct headers_t {
+    h_t h;
+}
+
+struct meta_t {
+    bool big;
+}
+
+parser MyParser(packet_in pk, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t sm) {
+    state start {
+        pk.extract(hdr.h);
+        transition accept;
+    }
+}
+
+control MyVerify(inout headers_t hdr, inout meta_t meta) {
+    apply {
+    }
+}
+
+control MyIngress(inout headers_t hdr, inout meta_t meta,
+                  inout standard_metadata_t sm) {
+    action set_c(bit<8> v) {
+        hdr.h.c = v;
+    }
+
+    table t {
+        key = {
+            meta.big: exact;
+        }
+        actions = {
+            set_c;
+        }
+        const entries = {
+            true : set_c(0xB1);
+            false : set_c(0x51);
+        }
+    }
+    apply {
+        sm.egress_spec = 1;
+        meta.big = hdr.h.a > 0x7F;
+        t.apply();
+    }
+}
+
+control MyEgress(inout headers_t hdr, inout meta_t meta,
+                 inout standard_metadata_t sm) {
+    apply {
+    }
+}
+
+control MyCompute(inout headers_t hdr, inout meta_t meta) {
+    apply {
+    }
+}
+
+control MyDeparser(packet_out pk, in headers_t hdr) {
+    apply {
+        pk.emit(hdr);
+    }
+}
+
+V1Switch(MyParser(), MyVerify(), MyIngress(), MyEgress(), MyCompute(), MyDeparser()) main;
