@@ -113,6 +113,7 @@ class Bmv2Builder(ParserLowering):
             raise CompileError(pkg.pos, "only the v1model architecture (V1Switch) is supported")
         blocks = {V1MODEL_BLOCKS[b.param]: b.decl for b in self.checked.blocks}
         self.bind_storage(blocks)
+        self.top_level_instances()
         parser = blocks["parser"]
         assert isinstance(parser, ast.ParserDeclaration)
         parsers = [self.parser(parser)]
@@ -217,6 +218,14 @@ class Bmv2Builder(ParserLowering):
         self.sm_type = sm_type
         if isinstance(meta_type, t.StructLike):
             self.ext.meta_type = meta_type
+
+    def top_level_instances(self) -> None:
+        """Extern instances declared outside any control: one array each, named by the
+        bare name as p4c names them and shared by every control that calls it."""
+        self.ext.scope = externs.TOP_LEVEL
+        for decl in self.checked.program.declarations:
+            if isinstance(decl, ast.Instantiation) and isinstance(decl.resolved, t.Extern):
+                externs.declare_instance(decl, qualified_name(decl, None), self.ext)
 
     @staticmethod
     def param_type(p: ast.Parameter) -> t.Type:
@@ -548,12 +557,7 @@ class Bmv2Builder(ParserLowering):
         if isinstance(s, ast.IfStatement):
             then = self.lower([s.then], nxt)
             otherwise = self.lower([s.otherwise], nxt) if s.otherwise is not None else nxt
-            applied = self.table_of_hit(s.cond)
-            if applied is not None:
-                table, hit = applied
-                on_hit, on_miss = (then, otherwise) if hit else (otherwise, then)
-                return self.table(table, nxt, hit_miss={"__HIT__": on_hit, "__MISS__": on_miss})
-            return self.conditional(s.cond, then, otherwise)
+            return self.branch(s.cond, then, otherwise, nxt)
         if isinstance(s, ast.SwitchStatement):
             return self.switch(s, nxt)
         if isinstance(s, ast.MethodCallStatement):
@@ -566,6 +570,30 @@ class Bmv2Builder(ParserLowering):
             if isinstance(sym, Symbol) and sym.kind == "builtin" and sym.name == "apply_control":
                 return self.apply_control(s.call, nxt)
         raise CompileError(s.pos, f"{type(s).__name__} is not supported in an apply block yet")
+
+    def branch(
+        self, cond: ast.Expression, then: str | None, otherwise: str | None, nxt: str | None
+    ) -> str | None:
+        """The node that tests `cond` and goes on to `then` or `otherwise`.  A condition
+        that applies a table (`t.apply().hit`) cannot be a BMv2 expression: the table
+        node's hit/miss edges decide instead, and `&&`, `||` and `!` around it become
+        nodes of their own, so the table is applied only when the short-circuit
+        evaluation of `&&` and `||` reaches it, as P4 requires."""
+        if not _applies_table(cond):
+            return self.conditional(cond, then, otherwise)
+        if isinstance(cond, ast.Unary) and cond.op == "!":
+            return self.branch(cond.operand, otherwise, then, nxt)
+        if isinstance(cond, ast.Binary) and cond.op == "&&":
+            right = self.branch(cond.right, then, otherwise, nxt)
+            return self.branch(cond.left, right, otherwise, nxt)
+        if isinstance(cond, ast.Binary) and cond.op == "||":
+            right = self.branch(cond.right, then, otherwise, nxt)
+            return self.branch(cond.left, then, right, nxt)
+        applied = self.table_of_hit(cond)
+        assert applied is not None, "the only boolean members of apply() are hit and miss"
+        table, hit = applied
+        on_hit, on_miss = (then, otherwise) if hit else (otherwise, then)
+        return self.table(table, nxt, hit_miss={"__HIT__": on_hit, "__MISS__": on_miss})
 
     def conditional(self, cond: ast.Expression, then: str | None, otherwise: str | None) -> str:
         name = self.new_node_name()
@@ -630,10 +658,8 @@ class Bmv2Builder(ParserLowering):
         return first
 
     def table_of_hit(self, cond: ast.Expression) -> tuple[ast.TableDeclaration, bool] | None:
-        """`t.apply().hit` / `.miss` (possibly negated) as a condition."""
-        negate = False
-        while isinstance(cond, ast.Unary) and cond.op == "!":
-            negate, cond = not negate, cond.operand
+        """`t.apply().hit` / `.miss` as a condition: the table and whether a hit is true
+        (`branch` has already taken any `!` off)."""
         if (
             isinstance(cond, ast.Member)
             and cond.member in ("hit", "miss")
@@ -645,7 +671,7 @@ class Bmv2Builder(ParserLowering):
                 and call.ref.name == "apply"
                 and isinstance(call.func, ast.Member)
             ):
-                return referenced(call.func.expr), (cond.member == "hit") != negate
+                return referenced(call.func.expr), cond.member == "hit"
         return None
 
     def direct_action(self, call: ast.Call, sym: Symbol, nxt: str | None) -> str | None:
@@ -849,7 +875,9 @@ class Bmv2Builder(ParserLowering):
             if not isinstance(prop, ast.ValueProperty):
                 continue
             inst = referenced(prop.value)
-            kind, qualified = self.ext.instances[(self.ext.scope, id(inst))]
+            found = self.ext.instance(inst)
+            assert found is not None, "the type checker resolved it to an extern instance"
+            kind, qualified = found
             if qualified in self.ext.bindings:
                 raise CompileError(prop.pos, f"'{qualified}' is already attached to a table")
             size_prop = decl.property("size")
@@ -1024,6 +1052,18 @@ def switch_as_ifs(s: ast.SwitchStatement) -> ast.Statement:
         assert cond is not None
         result = ast.IfStatement(s.pos, cond, body, result)
     return result
+
+
+def _applies_table(e: ast.Expression) -> bool:
+    """Whether the boolean expression `e` applies a table (`t.apply().hit`)."""
+    if isinstance(e, ast.Unary):
+        return _applies_table(e.operand)
+    if isinstance(e, ast.Binary) and e.op in ("&&", "||"):
+        return _applies_table(e.left) or _applies_table(e.right)
+    if isinstance(e, ast.Member) and isinstance(e.expr, ast.Call):
+        sym = e.expr.ref
+        return isinstance(sym, Symbol) and sym.kind == "builtin" and sym.name == "apply"
+    return False
 
 
 def _flatten(stmts: list[ast.Statement]) -> list[ast.Statement]:

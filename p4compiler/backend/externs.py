@@ -16,6 +16,10 @@ from p4compiler.backend.storage import FieldRef, Location, StructRef
 from p4compiler.diagnostics import CompileError, SourcePos
 from p4compiler.typecheck import Symbol, const_value
 
+# The scope of extern instances declared outside any control.  Control instance paths
+# are never empty, so it cannot clash with one.
+TOP_LEVEL = ""
+
 
 @dataclass
 class ExternTables:
@@ -29,9 +33,10 @@ class ExternTables:
     # Digest name -> its struct type, for P4Info's type_info.
     digest_types: dict[str, t.StructLike] = field(default_factory=dict)
     # (control instance path, id(Instantiation)) -> (JSON array kind, qualified name);
-    # `scope` is the path of the control being compiled.
+    # `scope` is the path of the control being compiled.  Instances declared at the top
+    # level of the program are under TOP_LEVEL: one array shared by every control.
     instances: dict[tuple[str, int], tuple[str, str]] = field(default_factory=dict)
-    scope: str = ""
+    scope: str = TOP_LEVEL
     # Counter name -> CounterType member; BMv2 counts both, P4Info reports the unit.
     counter_units: dict[str, str] = field(default_factory=dict)
     # Direct meter name -> MeterType member, and the field its read() writes the color to.
@@ -74,6 +79,13 @@ class ExternTables:
         if self.meta_type is not None:
             walk(self.meta_type, ())
         return result
+
+    def instance(self, decl: ast.Instantiation) -> tuple[str, str] | None:
+        """(JSON array kind, name) of an extern instance as the control being compiled
+        sees it: its own instance, else one declared at the top level."""
+        return self.instances.get((self.scope, id(decl))) or self.instances.get(
+            (TOP_LEVEL, id(decl))
+        )
 
     def bind_direct(self, kind: str, name: str, table: str, size: int) -> None:
         """Create the array of a direct counter or meter once its table is known."""
@@ -119,7 +131,8 @@ def _enum_member(arg: ast.Argument) -> str:
 
 
 def declare_instance(decl: ast.Instantiation, qualified: str, tables: ExternTables) -> None:
-    """Add the JSON array for an extern instance declared in a control."""
+    """Add the JSON array for an extern instance declared in the control of
+    `tables.scope`, or at the top level when the scope is TOP_LEVEL."""
     ty = decl.type_ref
     kind = ty.name if isinstance(ty, ast.NamedTypeRef) else ""
     ident = {
@@ -225,11 +238,7 @@ def call_primitives(call: ast.Call, enc: ExpressionEncoder, tables: ExternTables
         assert isinstance(call.func, ast.Member)
         obj = call.func.expr
         inst_decl = getattr(obj, "ref", None)
-        info = (
-            tables.instances.get((tables.scope, id(inst_decl.decl)))
-            if isinstance(inst_decl, Symbol)
-            else None
-        )
+        info = tables.instance(inst_decl.decl) if isinstance(inst_decl, Symbol) else None
         if info is None:
             raise CompileError(call.pos, f"method '{sym.name}' of this object is not supported yet")
         kind, name = info
