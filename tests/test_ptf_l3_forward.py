@@ -29,13 +29,17 @@ def write_config(path: Path, program: CompiledProgram, grpc_addr: str) -> Path:
 
 
 def run_ptf(
-    net: TestNetwork, config: Path, log_dir: Path, install_routes: bool
+    net: TestNetwork,
+    config: Path,
+    log_dir: Path,
+    install_routes: bool,
+    tests: tuple[str, ...] | list[str] = ("l3_forward",),
 ) -> subprocess.CompletedProcess[str]:
     ptf = str(Path(sys.executable).parent / "ptf")
     args = [ptf, "--test-dir", str(PTF_DIR), "--log-dir", str(log_dir), "--pypath", str(REPO)]
     for port in net.ports:
         args += ["-i", f"{port}@h{port}"]
-    args += ["--test-params", f"config='{config}';install_routes={install_routes}"]
+    args += ["--test-params", f"config='{config}';install_routes={install_routes}", *tests]
     return net.run(args, timeout_s=120)
 
 
