@@ -8,21 +8,20 @@ directory of the config file, so a config can travel with its programs.
 import json
 from ipaddress import IPv4Network
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 import yaml
 from finsy.proto import p4i
 from google.protobuf import text_format
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     StringConstraints,
     ValidationError,
     model_validator,
 )
 
-from p4aqm.models.red import RedParams
+from controller.disciplines import AqmConfig
+from controller.schema import StrictModel
 
 MacAddress = Annotated[
     str, StringConstraints(pattern=r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$", strip_whitespace=True)
@@ -32,36 +31,32 @@ MacAddress = Annotated[
 MAX_PORT = 510
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class SwitchTarget(_Strict):
+class SwitchTarget(StrictModel):
     grpc_addr: str = "127.0.0.1:9559"
     device_id: int = Field(default=0, ge=0)
     election_id: int = Field(default=1, ge=1)
 
 
-class PipelineFiles(_Strict):
+class PipelineFiles(StrictModel):
     p4info: Path
     bmv2_json: Path
 
 
-class Route(_Strict):
+class Route(StrictModel):
     prefix: IPv4Network
     port: int = Field(ge=0, le=MAX_PORT)
     dst_mac: MacAddress
     src_mac: MacAddress
 
 
-class LinkConfig(_Strict):
+class LinkConfig(StrictModel):
     """The emulated link on a port: a delay line in both directions, outside the queue."""
 
     delay_us: int | None = Field(default=None, ge=0)
     rate_bps: int | None = Field(default=None, ge=0)
 
 
-class QueueConfig(_Strict):
+class QueueConfig(StrictModel):
     """The traffic manager's queue(s) of a port; a rate in bits/s or in packets/s."""
 
     rate_bps: int | None = Field(default=None, gt=0)
@@ -76,45 +71,13 @@ class QueueConfig(_Strict):
         return self
 
 
-class RedConfig(_Strict):
-    """RED on a port's queue (p4src/red.p4), in packets, probabilities and seconds."""
-
-    discipline: Literal["red"]
-    min_th: float = Field(ge=0)
-    max_th: float = Field(gt=0)
-    max_p: float = Field(gt=0, le=1)
-    w_q: float = Field(default=1 / 512, gt=0, lt=1)
-    qlen: int = Field(default=1000, ge=1)
-    gentle: bool = False
-    ecn: bool = False
-    # Typical transmission time of a packet: the idle-decay clock (1500 B at 10 Mbit/s).
-    mean_pkt_time_s: float = Field(default=0.0012, gt=0)
-
-    @model_validator(mode="after")
-    def _valid_red(self) -> "RedConfig":
-        self.params()  # the model's own checks, reported at this field
-        return self
-
-    def params(self) -> RedParams:
-        return RedParams(
-            min_th_pkts=self.min_th,
-            max_th_pkts=self.max_th,
-            max_p=self.max_p,
-            w_q=self.w_q,
-            qlen_pkts=self.qlen,
-            gentle=self.gentle,
-            ecn=self.ecn,
-            idle_pkt_time_us=self.mean_pkt_time_s * 1e6,
-        )
-
-
-class PortConfig(_Strict):
+class PortConfig(StrictModel):
     link: LinkConfig | None = None
     queue: QueueConfig | None = None
-    aqm: RedConfig | None = None
+    aqm: AqmConfig | None = None
 
 
-class ControllerConfig(_Strict):
+class ControllerConfig(StrictModel):
     switch: SwitchTarget = SwitchTarget()
     pipeline: PipelineFiles
     routes: list[Route] = []

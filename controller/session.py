@@ -6,7 +6,6 @@ import finsy as fy
 
 from controller.config import ControllerConfig
 from controller.port_control import apply_ports
-from controller.red import red_entries
 from controller.routes import route_entry
 
 
@@ -42,7 +41,7 @@ async def _apply(config: ControllerConfig) -> int:
     entries = [route_entry(route) for route in config.routes]
     for port, port_config in sorted(config.ports.items()):
         if port_config.aqm is not None:
-            entries += red_entries(port, port_config.aqm)
+            entries += port_config.aqm.entries(port)
     _check_against_p4info(config, entries)
     async with fy.Switch("p4aqm", config.switch.grpc_addr, options) as switch:
         if entries:

@@ -16,7 +16,8 @@ from ptf.base_tests import BaseTest
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
-from controller.config import PortConfig, QueueConfig, RedConfig, load_config
+from controller.config import PortConfig, QueueConfig, load_config
+from controller.disciplines.red import RedConfig
 from controller.session import apply_config
 
 DRAIN_PPS = 500

@@ -3,8 +3,7 @@
 import pytest
 from pydantic import ValidationError
 
-from controller.config import RedConfig
-from controller.red import red_entries
+from controller.disciplines.red import RedConfig, red_entries
 from p4aqm.models.red import RedConfig as RedTables
 
 

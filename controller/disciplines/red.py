@@ -1,15 +1,54 @@
-"""RED's table entries for p4src/red.p4, computed from a port's config by the model.
+"""RED on a port (p4src/red.p4): its config, and the table entries the model computes.
 
 The data plane cannot divide or raise to a power, so everything it needs arrives as
 integers: the thresholds in 2^-16 packets, w_q as a shift, and two range tables, p_b
 over the average and the idle decay over the idle time (p4aqm/models/red.py).
 """
 
-import finsy as fy
+from typing import Literal
 
-from controller.config import RedConfig
-from p4aqm.models.red import RangeEntry
+import finsy as fy
+from pydantic import Field, model_validator
+
+from controller.schema import StrictModel
+from p4aqm.models.red import RangeEntry, RedParams
 from p4aqm.models.red import RedConfig as RedTables
+
+
+class RedConfig(StrictModel):
+    """RED on a port's queue (p4src/red.p4), in packets, probabilities and seconds."""
+
+    discipline: Literal["red"]
+    min_th: float = Field(ge=0)
+    max_th: float = Field(gt=0)
+    max_p: float = Field(gt=0, le=1)
+    w_q: float = Field(default=1 / 512, gt=0, lt=1)
+    qlen: int = Field(default=1000, ge=1)
+    gentle: bool = False
+    ecn: bool = False
+    # Typical transmission time of a packet: the idle-decay clock (1500 B at 10 Mbit/s).
+    mean_pkt_time_s: float = Field(default=0.0012, gt=0)
+
+    @model_validator(mode="after")
+    def _valid_red(self) -> "RedConfig":
+        self.params()  # the model's own checks, reported at this field
+        return self
+
+    def entries(self, port: int) -> list[fy.P4TableEntry]:
+        return red_entries(port, self)
+
+    def params(self) -> RedParams:
+        return RedParams(
+            min_th_pkts=self.min_th,
+            max_th_pkts=self.max_th,
+            max_p=self.max_p,
+            w_q=self.w_q,
+            qlen_pkts=self.qlen,
+            gentle=self.gentle,
+            ecn=self.ecn,
+            idle_pkt_time_us=self.mean_pkt_time_s * 1e6,
+        )
+
 
 PORT_KEY = "standard_metadata.egress_spec"
 # Range tables need a priority in P4Runtime; their ranges never overlap, so one will do.
@@ -30,7 +69,7 @@ def _range_entries(
     ]
 
 
-def red_entries(port: int, config: RedConfig) -> list[fy.P4TableEntry]:
+def red_entries(port: int, config: "RedConfig") -> list[fy.P4TableEntry]:
     tables = RedTables.from_params(config.params())
     params = fy.P4TableEntry(
         "MyIngress.red_config",
