@@ -2,30 +2,17 @@
 
 from pathlib import Path
 
-import pytest
-import yaml
-from test_ptf_l3_forward import EXAMPLE_CONFIG, run_ptf
+from test_ptf_l3_forward import run_ptf, write_config
 
 from p4aqm.netlab import TestNetwork
-from programs import P4SRC, CompiledProgram, compile_program
+from programs import P4SRC, compile_program
 
 
-@pytest.fixture(scope="module")
-def red_program(tmp_path_factory: pytest.TempPathFactory) -> CompiledProgram:
-    return compile_program(P4SRC / "red.p4", tmp_path_factory.mktemp("red"))
-
-
-def test_red_ptf_suite(red_program: CompiledProgram, tmp_path: Path) -> None:
+def test_red_ptf_suite(tmp_path: Path) -> None:
+    program = compile_program(P4SRC / "red.p4", tmp_path)
     with TestNetwork(ports=2) as net:
-        config = yaml.safe_load(EXAMPLE_CONFIG.read_text())
-        config["switch"]["grpc_addr"] = net.start_switch()
-        config["pipeline"] = {
-            "p4info": str(red_program.p4info_path),
-            "bmv2_json": str(red_program.json_path),
-        }
-        path = tmp_path / "controller.yaml"
-        path.write_text(yaml.safe_dump(config))
-        result = run_ptf(net, path, tmp_path / "ptf-logs", install_routes=True, tests=["red"])
+        config = write_config(tmp_path / "controller.yaml", program, net.start_switch())
+        result = run_ptf(net, config, tmp_path / "ptf-logs", install_routes=True, tests=["red"])
     for test in ("NoDropsBelowMinTh", "DropsAboveMinTh", "EcnMarksEctDropsNotEct"):
         assert f"red.{test} ... ok" in result.stderr, result.stdout + result.stderr
     assert result.returncode == 0

@@ -9,12 +9,12 @@ decision (from the program's counters) must be equal.
 """
 
 import random
-from collections import deque
 
 import pytest
 from red_switch import read_counters, read_state, red_dataplane
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
+from schedule import DepartureSchedule
 
 from p4aqm.models.red import Decision, RedConfig, RedParams, RedQueue
 
@@ -70,17 +70,14 @@ def test_program_matches_model(red_json: bytes, params: RedParams) -> None:
     seen: dict[Decision, int] = dict.fromkeys(Decision, 0)
     counters = read_counters(dp)
     previous_q_r = read_state(dp).q_r
-    # The traffic manager's schedule, as BMv2 fixes it at enqueue: a packet leaves the
-    # queue (and egress takes it off qlen) at max(arrival, previous departure + service).
-    departures: deque[int] = deque()
-    last_departure_us = -SERVICE_US
+    schedule = DepartureSchedule(SERVICE_US)
     now_us = 0
     for index, gap in enumerate(arrival_gaps_us(rng)):
         now_us += gap
         dp.advance_time(now_us - dp.now_us())
         dp.take_output()
-        while departures and departures[0] <= now_us:
-            model.depart(departures.popleft())
+        for departure_us in schedule.due(now_us):
+            model.depart(departure_us)
         ecn = rng.choice((0, 1, 2))
         dp.inject(1, packets[ecn])
         state = read_state(dp)
@@ -96,10 +93,9 @@ def test_program_matches_model(red_json: bytes, params: RedParams) -> None:
         assert (state.q_r != previous_q_r) == bool(draws), f"packet {index}: random()"
         previous_q_r = state.q_r
         if decision in (Decision.ENQUEUE, Decision.MARK):
-            last_departure_us = max(now_us, last_departure_us + SERVICE_US)
-            departures.append(last_departure_us)
-            if last_departure_us == now_us:  # an idle queue: it leaves within this step
-                model.depart(departures.popleft())
+            schedule.admit(now_us)
+            for departure_us in schedule.due(now_us):  # an idle queue: it leaves at once
+                model.depart(departure_us)
 
         after = read_counters(dp)
         pairs = zip(DECISION_OF_COUNTER, counters, after, strict=True)
