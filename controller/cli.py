@@ -7,7 +7,8 @@ from pathlib import Path
 import finsy as fy
 import grpc
 
-from controller.config import ConfigError, load_config
+from controller.config import ConfigError, ControllerConfig, load_config
+from controller.sampler import Sampler, sample
 from controller.session import PipelineMismatch, SwitchUnreachable, apply_config
 
 
@@ -22,7 +23,43 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--timeout", type=float, default=10.0, help="seconds to wait for the switch (default 10)"
     )
+    parser.add_argument(
+        "--sample",
+        type=Path,
+        metavar="FILE",
+        help="then sample the AQM ports' state into FILE (.csv or .parquet) until Ctrl-C",
+    )
+    parser.add_argument(
+        "--period-ms", type=float, default=100.0, help="sampling period in ms (default 100)"
+    )
+    parser.add_argument("--duration-s", type=float, help="stop sampling after this many seconds")
     return parser
+
+
+def _sample(config: ControllerConfig, args: argparse.Namespace) -> int:
+    ports = {p: c.aqm.probes() for p, c in config.ports.items() if c.aqm is not None}
+    if not ports:
+        print("p4aqm controller: error: --sample: no port has an aqm", file=sys.stderr)
+        return 1
+    if args.period_ms <= 0:
+        print("p4aqm controller: error: --period-ms must be positive", file=sys.stderr)
+        return 2
+    try:
+        sampler = Sampler(
+            config.switch.grpc_addr, config.switch.device_id, config.pipeline.p4info, ports
+        )
+        rows = sample(sampler, args.sample, args.period_ms / 1000, args.duration_s)
+    except (ValueError, OSError) as exc:
+        print(f"p4aqm controller: error: --sample: {exc}", file=sys.stderr)
+        return 1
+    except grpc.RpcError as exc:
+        print(
+            f"p4aqm controller: error: sampling {config.switch.grpc_addr}: {exc.details()}",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"p4aqm controller: {rows} sample row(s) written to {args.sample}")
+    return 0
 
 
 def main(argv: list[str]) -> int:
@@ -43,5 +80,5 @@ def main(argv: list[str]) -> int:
     except (fy.P4ClientError, grpc.RpcError) as exc:
         print(f"p4aqm controller: error: switch {config.switch.grpc_addr}: {exc}", file=sys.stderr)
         return 1
-    print(f"p4aqm controller: pipeline installed on {config.switch.grpc_addr}, {written} route(s)")
-    return 0
+    print(f"p4aqm controller: pipeline installed on {config.switch.grpc_addr}, {written} entries")
+    return _sample(config, args) if args.sample else 0

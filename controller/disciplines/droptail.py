@@ -5,6 +5,7 @@ from typing import Literal
 import finsy as fy
 from pydantic import Field
 
+from controller.sampler import Probe
 from controller.schema import StrictModel
 
 PORT_KEY = "standard_metadata.egress_spec"
@@ -15,6 +16,13 @@ class DropTailConfig(StrictModel):
 
     discipline: Literal["droptail"]
     qlen: int = Field(ge=1)
+
+    def probes(self) -> list[Probe]:
+        """What the sampler reads for this port: occupancy and drops."""
+        return [
+            Probe("qlen_pkts", "register", "droptail_qlen"),
+            Probe("overflow_drops", "counter", "MyIngress.droptail_drops"),
+        ]
 
     def entries(self, port: int) -> list[fy.P4TableEntry]:
         return [

@@ -10,7 +10,9 @@ from typing import Literal
 import finsy as fy
 from pydantic import Field, model_validator
 
+from controller.sampler import Probe
 from controller.schema import StrictModel
+from p4aqm.models.fixed_point import AVG_FRAC_BITS
 from p4aqm.models.red import RangeEntry, RedParams
 from p4aqm.models.red import RedConfig as RedTables
 
@@ -33,6 +35,17 @@ class RedConfig(StrictModel):
     def _valid_red(self) -> "RedConfig":
         self.params()  # the model's own checks, reported at this field
         return self
+
+    def probes(self) -> list[Probe]:
+        """What the sampler reads for this port: occupancy, average, marks and drops."""
+        return [
+            Probe("qlen_pkts", "register", "red_qlen"),
+            Probe("avg_pkts", "register", "red_avg", 2.0**-AVG_FRAC_BITS),
+            Probe("marks", "counter", "MyIngress.red_marks"),
+            Probe("early_drops", "counter", "MyIngress.red_early_drops"),
+            Probe("forced_drops", "counter", "MyIngress.red_forced_drops"),
+            Probe("overflow_drops", "counter", "MyIngress.red_overflow_drops"),
+        ]
 
     def entries(self, port: int) -> list[fy.P4TableEntry]:
         return red_entries(port, self)
