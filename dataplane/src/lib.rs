@@ -4,20 +4,29 @@
 //!
 //! Layout: `program/` loads and resolves the JSON; `packet/` holds the PHV,
 //! parser and deparser; `pipeline/` runs expressions, actions, tables and
-//! control flow; `checksum.rs` the calculations; `queue.rs` the queues
-//! between ingress and egress; `ports/` the AF_PACKET and in-memory ports;
-//! `switch.rs` ties them into the v1model flow; `control_plane.rs` the table
-//! API; `python.rs` the PyO3 class.
+//! control flow, meters included; `checksum.rs` the calculations; `clock.rs`
+//! the switch's time (real or virtual); `tm/` the traffic manager between
+//! ingress and egress; `pre.rs` multicast groups and clone sessions;
+//! `cpu.rs` packet-ins and digests for the controller; `links.rs` the
+//! propagation delay of each port's link; `ports/` the
+//! AF_PACKET and in-memory ports; `switch/` ties them into the v1model
+//! flow; `control_plane.rs` the table API; `externs.rs` registers, counters
+//! and meters; `python.rs` the PyO3 class.
 
 pub mod checksum;
+pub mod clock;
 pub mod control_plane;
+pub mod cpu;
+pub mod externs;
+pub mod links;
 pub mod packet;
 pub mod pipeline;
 pub mod ports;
+pub mod pre;
 pub mod program;
 mod python;
-pub mod queue;
 pub mod switch;
+pub mod tm;
 
 use pyo3::prelude::*;
 

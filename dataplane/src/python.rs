@@ -2,13 +2,17 @@
 //! Blocking work runs with the GIL released.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyList, PyTuple};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
 
 use crate::control_plane::ApiKey;
-use crate::switch::{ApiError, Switch};
+use crate::pipeline::meter::MeterConfig;
+use crate::pre::CloneSession;
+use crate::switch::{ApiError, Options, QueueSettings, Switch};
+use crate::tm::Rate;
 
 impl From<ApiError> for PyErr {
     fn from(e: ApiError) -> PyErr {
@@ -85,6 +89,26 @@ fn data_arg(data: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u8>>> {
         .collect()
 }
 
+fn timeout_arg(timeout_s: f64) -> PyResult<Duration> {
+    Duration::try_from_secs_f64(timeout_s.max(0.0))
+        .map_err(|_| PyValueError::new_err(format!("timeout_s {timeout_s} is not a duration")))
+}
+
+fn meter_tuple(c: Option<MeterConfig>) -> Option<(u64, u64, u64, u64)> {
+    c.map(|c| (c.cir, c.cburst, c.pir, c.pburst))
+}
+
+fn tuples<'py>(
+    py: Python<'py>,
+    rows: impl IntoIterator<Item = Vec<Bound<'py, PyAny>>>,
+) -> PyResult<Bound<'py, PyList>> {
+    let items = rows
+        .into_iter()
+        .map(|r| PyTuple::new(py, r))
+        .collect::<PyResult<Vec<_>>>()?;
+    PyList::new(py, items)
+}
+
 /// A software switch running one BMv2 JSON program.
 #[pyclass(module = "p4switch._dataplane")]
 pub struct Dataplane {
@@ -94,13 +118,29 @@ pub struct Dataplane {
 
 #[pymethods]
 impl Dataplane {
-    /// `cpu_port`, if given, is a memory port: packets the program sends
-    /// there (packet-in) come out of `take_output`, and `inject` on it is
-    /// packet-out.
+    /// `cpu_port`, if given, is a port of its own: packets the program
+    /// sends there come out of `packet_in`, and `packet_out` (or `inject` on
+    /// it) runs ingress with ingress_port = cpu_port. `virtual_time` stops
+    /// the clock until `advance_time`; `priority_queues` queues per port.
     #[new]
-    #[pyo3(signature = (cpu_port=None, seed=0))]
-    fn new(cpu_port: Option<u32>, seed: u64) -> PyResult<Self> {
-        let sw = Arc::new(Switch::new(seed));
+    #[pyo3(signature = (cpu_port=None, seed=0, virtual_time=false, priority_queues=1))]
+    fn new(
+        cpu_port: Option<u32>,
+        seed: u64,
+        virtual_time: bool,
+        priority_queues: usize,
+    ) -> PyResult<Self> {
+        if !(1..=32).contains(&priority_queues) {
+            return Err(PyValueError::new_err(format!(
+                "priority_queues must be 1..32 (qid is 5 bits), got {priority_queues}"
+            )));
+        }
+        let sw = Arc::new(Switch::with_options(Options {
+            seed,
+            virtual_time,
+            priority_queues,
+            cpu_port,
+        }));
         if let Some(p) = cpu_port {
             sw.add_memory_port(p)?;
         }
@@ -208,19 +248,254 @@ impl Dataplane {
 
     fn take_output<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let out = self.sw.take_output();
-        let items = out
+        let rows = out
             .iter()
             .map(|(p, d)| {
-                PyTuple::new(
-                    py,
-                    [
-                        p.into_pyobject(py)?.into_any(),
-                        PyBytes::new(py, d).into_any(),
-                    ],
-                )
+                Ok(vec![
+                    p.into_pyobject(py)?.into_any(),
+                    PyBytes::new(py, d).into_any(),
+                ])
             })
             .collect::<PyResult<Vec<_>>>()?;
+        tuples(py, rows)
+    }
+
+    /// Like take_output, with each packet's departure time in ns since start.
+    fn take_output_timed<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let out = self.sw.take_output_timed();
+        let rows = out
+            .iter()
+            .map(|(p, d, ns)| {
+                Ok(vec![
+                    p.into_pyobject(py)?.into_any(),
+                    PyBytes::new(py, d).into_any(),
+                    ns.into_pyobject(py)?.into_any(),
+                ])
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        tuples(py, rows)
+    }
+
+    fn now_us(&self) -> u64 {
+        self.sw.now_us()
+    }
+
+    fn advance_time(&self, py: Python<'_>, us: u64) -> PyResult<()> {
+        py.allow_threads(|| self.sw.advance_time(us))
+            .map_err(Into::into)
+    }
+
+    /// Configures one queue of a port (or all, queue=None). The rate is
+    /// rate_pps or rate_bps; neither means unlimited. Depths: given ones
+    /// replace the queue's limits (packets and/or bytes); neither given
+    /// leaves them as they are (64 packets by default).
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (port, queue=None, *, rate_pps=None, rate_bps=None, depth_packets=None, depth_bytes=None))]
+    fn set_queue(
+        &self,
+        py: Python<'_>,
+        port: u32,
+        queue: Option<usize>,
+        rate_pps: Option<f64>,
+        rate_bps: Option<u64>,
+        depth_packets: Option<usize>,
+        depth_bytes: Option<usize>,
+    ) -> PyResult<()> {
+        let rate = match (rate_pps, rate_bps) {
+            (Some(_), Some(_)) => {
+                return Err(PyValueError::new_err("give rate_pps or rate_bps, not both"))
+            }
+            (Some(r), None) if !(r.is_finite() && r > 0.0) => {
+                return Err(PyValueError::new_err(format!(
+                    "rate_pps must be positive, got {r}"
+                )))
+            }
+            (Some(r), None) => Rate::Pps(r),
+            (None, Some(0)) => return Err(PyValueError::new_err("rate_bps must be positive")),
+            (None, Some(r)) => Rate::Bps(r),
+            (None, None) => Rate::Unlimited,
+        };
+        let s = QueueSettings {
+            rate,
+            depth_packets,
+            depth_bytes,
+        };
+        py.allow_threads(|| self.sw.set_queue(port, queue, s))
+            .map_err(Into::into)
+    }
+
+    /// Link emulation: propagation delay each way and a line rate the
+    /// port's queues share. None leaves a setting; 0 removes it.
+    #[pyo3(signature = (port, *, delay_us=None, rate_bps=None))]
+    fn set_link(
+        &self,
+        py: Python<'_>,
+        port: u32,
+        delay_us: Option<u64>,
+        rate_bps: Option<u64>,
+    ) -> PyResult<()> {
+        py.allow_threads(|| self.sw.set_link(port, delay_us, rate_bps))
+            .map_err(Into::into)
+    }
+
+    fn port_stats<'py>(&self, py: Python<'py>, port: u32) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (k, v) in self.sw.port_stats(port) {
+            d.set_item(k, v)?;
+        }
+        Ok(d)
+    }
+
+    fn register_read<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        index: u64,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let v = self.sw.register_read(name, index)?;
+        Ok(PyBytes::new(py, &v))
+    }
+
+    fn register_write(&self, name: &str, index: u64, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let v = bytes_arg(value, "value")?;
+        self.sw.register_write(name, index, &v).map_err(Into::into)
+    }
+
+    fn counter_read(&self, name: &str, index: u64) -> PyResult<(u64, u64)> {
+        self.sw.counter_read(name, index).map_err(Into::into)
+    }
+
+    fn counter_write(
+        &self,
+        name: &str,
+        index: u64,
+        byte_count: u64,
+        packet_count: u64,
+    ) -> PyResult<()> {
+        self.sw
+            .counter_write(name, index, byte_count, packet_count)
+            .map_err(Into::into)
+    }
+
+    fn direct_counter_read(&self, table: &str, handle: u64) -> PyResult<(u64, u64)> {
+        self.sw
+            .direct_counter_read(table, handle)
+            .map_err(Into::into)
+    }
+
+    fn direct_counter_write(
+        &self,
+        table: &str,
+        handle: u64,
+        byte_count: u64,
+        packet_count: u64,
+    ) -> PyResult<()> {
+        self.sw
+            .direct_counter_write(table, handle, byte_count, packet_count)
+            .map_err(Into::into)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn meter_set(
+        &self,
+        name: &str,
+        index: u64,
+        cir: u64,
+        cburst: u64,
+        pir: u64,
+        pburst: u64,
+    ) -> PyResult<()> {
+        self.sw
+            .meter_set(name, index, cir, cburst, pir, pburst)
+            .map_err(Into::into)
+    }
+
+    fn meter_get(&self, name: &str, index: u64) -> PyResult<Option<(u64, u64, u64, u64)>> {
+        Ok(meter_tuple(self.sw.meter_get(name, index)?))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn direct_meter_set(
+        &self,
+        table: &str,
+        handle: u64,
+        cir: u64,
+        cburst: u64,
+        pir: u64,
+        pburst: u64,
+    ) -> PyResult<()> {
+        self.sw
+            .direct_meter_set(table, handle, cir, cburst, pir, pburst)
+            .map_err(Into::into)
+    }
+
+    fn direct_meter_get(&self, table: &str, handle: u64) -> PyResult<Option<(u64, u64, u64, u64)>> {
+        Ok(meter_tuple(self.sw.direct_meter_get(table, handle)?))
+    }
+
+    fn mc_group_set(&self, group_id: u32, replicas: Vec<(u32, u32)>) -> PyResult<()> {
+        self.sw.mc_group_set(group_id, replicas).map_err(Into::into)
+    }
+
+    fn mc_group_delete(&self, group_id: u32) -> PyResult<()> {
+        self.sw.mc_group_delete(group_id).map_err(Into::into)
+    }
+
+    #[pyo3(signature = (session_id, replicas, class_of_service=0, packet_length_bytes=0))]
+    fn clone_session_set(
+        &self,
+        session_id: u32,
+        replicas: Vec<(u32, u32)>,
+        class_of_service: u32,
+        packet_length_bytes: u32,
+    ) -> PyResult<()> {
+        self.sw
+            .clone_session_set(
+                session_id,
+                CloneSession {
+                    replicas,
+                    class_of_service,
+                    packet_length_bytes,
+                },
+            )
+            .map_err(Into::into)
+    }
+
+    fn clone_session_delete(&self, session_id: u32) -> PyResult<()> {
+        self.sw.clone_session_delete(session_id).map_err(Into::into)
+    }
+
+    fn packet_out(&self, py: Python<'_>, packet: &Bound<'_, PyAny>) -> PyResult<()> {
+        let data = bytes_arg(packet, "packet")?;
+        py.allow_threads(|| self.sw.packet_out(&data))
+            .map_err(Into::into)
+    }
+
+    /// Packets the program sent to the CPU port, waiting up to timeout_s
+    /// for the first one (GIL released).
+    fn packet_in<'py>(&self, py: Python<'py>, timeout_s: f64) -> PyResult<Bound<'py, PyList>> {
+        let t = timeout_arg(timeout_s)?;
+        let got = py.allow_threads(|| self.sw.packet_ins.take(t));
+        let items: Vec<_> = got.iter().map(|d| PyBytes::new(py, d)).collect();
         PyList::new(py, items)
+    }
+
+    /// Digests as (learn list name, field values), waiting up to timeout_s
+    /// for the first one (GIL released).
+    fn digests<'py>(&self, py: Python<'py>, timeout_s: f64) -> PyResult<Bound<'py, PyList>> {
+        let t = timeout_arg(timeout_s)?;
+        let got = py.allow_threads(|| self.sw.digests.take(t));
+        let rows = got
+            .iter()
+            .map(|(name, values)| {
+                let vs: Vec<_> = values.iter().map(|v| PyBytes::new(py, v)).collect();
+                Ok(vec![
+                    name.into_pyobject(py)?.into_any(),
+                    PyList::new(py, vs)?.into_any(),
+                ])
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        tuples(py, rows)
     }
 
     fn set_trace(&self, on: bool) {

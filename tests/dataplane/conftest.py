@@ -41,3 +41,24 @@ def l3_json(request: pytest.FixtureRequest) -> bytes:
 @pytest.fixture
 def l3_dict() -> dict:
     return json.loads((FIXTURES / "l3_forward.json").read_text())
+
+
+# Programs written for these tests, compiled once by p4compiler and kept as
+# JSON so the tests do not depend on the compiler's state. Regenerate with
+#   python -m p4compiler.cli tests/dataplane/fixtures/NAME.p4 \
+#       -o tests/dataplane/fixtures/NAME.json
+
+
+@pytest.fixture(scope="session")
+def queue_probe_json() -> bytes:
+    return (FIXTURES / "queue_probe.json").read_bytes()
+
+
+@pytest.fixture(scope="session")
+def externs_json() -> bytes:
+    return (FIXTURES / "externs.json").read_bytes()
+
+
+@pytest.fixture(scope="session")
+def passes_json() -> bytes:
+    return (FIXTURES / "passes.json").read_bytes()

@@ -177,8 +177,8 @@ def test_unknown_action_id_names_table(l3_dict: dict) -> None:
 
 def test_unsupported_features_are_named(l3_dict: dict) -> None:
     bad = json.loads(json.dumps(l3_dict))
-    bad["actions"][1]["primitives"][0]["op"] = "clone_ingress_pkt_to_egress"
-    with pytest.raises(ValueError, match="'clone_ingress_pkt_to_egress' is not supported"):
+    bad["actions"][1]["primitives"][0]["op"] = "clone_ingress_pkt_to_ingress"
+    with pytest.raises(ValueError, match="'clone_ingress_pkt_to_ingress' is not supported"):
         Dataplane().load_pipeline(json.dumps(bad).encode())
     bad = json.loads(json.dumps(l3_dict))
     bad["calculations"][0]["algo"] = "crc64"
@@ -240,14 +240,18 @@ def test_start_stop_without_interfaces(dp: Dataplane) -> None:
     dp.stop()
 
 
-def test_cpu_port_is_a_memory_port(l3_json: bytes) -> None:
+def test_cpu_port_packet_out_and_packet_in(l3_json: bytes) -> None:
     d = Dataplane(cpu_port=255)
     d.add_memory_port(1)
     d.load_pipeline(l3_json)
     with pytest.raises(ValueError, match="port 255 already added"):
         d.add_memory_port(255)
     route(d, "10.0.2.0", 24, 255)
-    d.inject(255, packet())  # packet-out: runs ingress with ingress_port 255
-    assert [p for p, _ in d.take_output()] == [255]
+    d.packet_out(packet())  # runs ingress with ingress_port 255
+    d.inject(1, packet())
+    assert d.take_output() == []  # what goes to the CPU port is a packet-in
+    got = d.packet_in(0.5)
+    assert len(got) == 2 and all(len(p) == len(packet()) for p in got)
+    assert d.packet_in(0.0) == []
     with pytest.raises(ValueError, match="out of range"):
         Dataplane(cpu_port=511)

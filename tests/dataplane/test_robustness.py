@@ -70,3 +70,46 @@ def test_random_packets(l3_json: bytes) -> None:
         d.inject(1, bytes(pkt))
     for port, data in d.take_output():
         assert port == 1 and data[:6] == b"\1" * 6
+
+
+def test_mutated_extern_programs_load_or_raise_value_error(
+    externs_json: bytes, passes_json: bytes
+) -> None:
+    rng = random.Random(2)
+    for doc in (json.loads(externs_json), json.loads(passes_json)):
+        for _ in range(200):
+            d = Dataplane(virtual_time=True)
+            d.add_memory_port(1)
+            try:
+                d.load_pipeline(json.dumps(mutate(doc, rng)).encode())
+            except ValueError:
+                continue
+            for n in (0, 3, 8, 20):
+                d.inject(1, bytes(rng.randrange(256) for _ in range(n)))
+            d.advance_time(1000)
+
+
+def test_random_packets_and_settings_with_time(externs_json: bytes, passes_json: bytes) -> None:
+    rng = random.Random(3)
+    for program in (externs_json, passes_json):
+        d = Dataplane(cpu_port=64, virtual_time=True, priority_queues=4)
+        for p in (1, 2, 3, 4):
+            d.add_memory_port(p)
+        d.load_pipeline(program)
+        d.mc_group_set(1, [(2, 1), (3, 2), (64, 3), (9, 4)])
+        d.clone_session_set(9, [(4, 0), (64, 1)], packet_length_bytes=rng.randrange(40))
+        d.set_queue(2, rate_bps=1_000_000, depth_bytes=5000)
+        d.set_queue(3, 1, rate_pps=1000, depth_packets=2)
+        d.set_link(4, delay_us=300, rate_bps=2_000_000)
+        d.set_link(1, delay_us=50)
+        for _ in range(2000):
+            n = rng.choice((0, 1, 5, 6, 7, 8, 60, 1500))
+            d.inject(rng.choice((1, 2, 3, 64)), bytes(rng.randrange(256) for _ in range(n)))
+            if rng.random() < 0.1:
+                d.advance_time(rng.randrange(2000))
+        d.advance_time(10_000_000)
+        d.take_output()
+        d.packet_in(0.0)
+        d.digests(0.0)
+        stats = d.port_stats(2)
+        assert stats["rx_packets"] >= 0 and all(v >= 0 for v in stats.values())

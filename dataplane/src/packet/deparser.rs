@@ -23,3 +23,14 @@ pub fn deparse(prog: &Program, phv: &Phv, payload: &[u8], out: &mut Vec<u8>) {
     }
     out.extend_from_slice(payload);
 }
+
+/// Length in bytes of the packet `deparse` would emit, without building it
+/// (the traffic manager charges queues and rates by it).
+pub fn length(prog: &Program, phv: &Phv, payload_len: usize) -> usize {
+    prog.deparse_order
+        .iter()
+        .filter(|&&h| phv.valid[h])
+        .map(|&h| prog.headers[h].bits as usize / 8)
+        .sum::<usize>()
+        + payload_len
+}

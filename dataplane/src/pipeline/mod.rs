@@ -2,14 +2,17 @@
 //! control flow that links them (next_tables, conditionals).
 
 pub mod expr;
+pub mod meter;
 pub mod table;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use crate::packet::Phv;
+use crate::program::MeterUnit;
 use crate::program::{width_mask, Control, KeySource, Node, Primitive, Program};
 use expr::eval;
+use meter::Meter;
 use table::TableState;
 
 /// Value BMv2's v1model uses for "drop" in egress_spec.
@@ -23,9 +26,11 @@ const MAX_ACTION_STEPS: usize = 1 << 16;
 #[derive(Debug)]
 pub struct Runtime {
     pub tables: Vec<TableState>,
-    registers: Vec<Mutex<Vec<u128>>>,
+    pub registers: Vec<Mutex<Vec<u128>>>,
     /// Per counter array, per index: (packets, bytes).
-    counters: Vec<Vec<(AtomicU64, AtomicU64)>>,
+    pub counters: Vec<Vec<(AtomicU64, AtomicU64)>>,
+    /// Per meter array, per index (direct meters live in their tables).
+    pub meters: Vec<Vec<Mutex<Meter>>>,
     rng: AtomicU64,
 }
 
@@ -47,6 +52,11 @@ impl Runtime {
                         .collect()
                 })
                 .collect(),
+            meters: prog
+                .meters
+                .iter()
+                .map(|m| (0..m.size).map(|_| Mutex::default()).collect())
+                .collect(),
             rng: AtomicU64::new(seed),
         }
     }
@@ -63,16 +73,32 @@ impl Runtime {
     }
 }
 
+/// What a control asked for besides changing the PHV; the switch acts on it
+/// after the control, as BMv2 does (the last call of each kind wins).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Effects {
+    /// Clone session, with the field list of metadata the clone keeps.
+    pub clone: Option<(u32, Option<usize>)>,
+    pub digest: Option<usize>,
+    /// resubmit / recirculate, with the field list of metadata kept.
+    pub resubmit: Option<Option<usize>>,
+    pub recirculate: Option<Option<usize>>,
+    pub truncate: Option<u32>,
+}
+
 /// Per-packet inputs of a control besides the PHV.
 pub struct Exec<'a> {
     pub prog: &'a Program,
     pub rt: &'a Runtime,
     pub trace: bool,
     pub packet_len: u32,
+    /// The switch clock, for meters.
+    pub now_ns: u64,
     /// Scratch for table keys, reused across packets.
     pub key: &'a mut Vec<u128>,
     /// Scratch for hash inputs, reused across packets.
     pub buf: &'a mut Vec<u8>,
+    pub effects: Effects,
 }
 
 impl Exec<'_> {
@@ -123,6 +149,20 @@ impl Exec<'_> {
             None => (None, &state.default),
         };
         let hit = handle.is_some();
+        if let Some(d) = handle.and_then(|h| state.direct(h)) {
+            if tab.with_counters {
+                d.count(self.packet_len);
+            }
+            if let Some(dm) = tab.direct_meter {
+                let amount = self.meter_amount(prog.meters[dm.meter].unit);
+                let color = d
+                    .meter
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .execute(amount, self.now_ns);
+                phv.set(prog, dm.result, color);
+            }
+        }
         if self.trace {
             let keys: Vec<String> = self.key.iter().map(|k| format!("{k:#x}")).collect();
             let outcome = match handle {
@@ -182,6 +222,13 @@ impl Exec<'_> {
         false
     }
 
+    fn meter_amount(&self, unit: MeterUnit) -> u64 {
+        match unit {
+            MeterUnit::Packets => 1,
+            MeterUnit::Bytes => u64::from(self.packet_len),
+        }
+    }
+
     /// Runs one primitive; parser `primitive` ops use this too.
     pub fn primitive(&mut self, phv: &mut Phv, params: &[u128], p: &Primitive) -> Flow {
         let prog = self.prog;
@@ -235,6 +282,37 @@ impl Exec<'_> {
                 {
                     pk.fetch_add(1, Ordering::Relaxed);
                     by.fetch_add(u64::from(self.packet_len), Ordering::Relaxed);
+                }
+            }
+            Primitive::Clone {
+                session,
+                field_list,
+                ..
+            } => {
+                // Session ids are 32-bit in v1model; 0 cancels, as in BMv2.
+                let id = ev(phv, session) as u32;
+                self.effects.clone = (id != 0).then_some((id, *field_list));
+            }
+            Primitive::Resubmit(fl) => self.effects.resubmit = Some(*fl),
+            Primitive::Recirculate(fl) => self.effects.recirculate = Some(*fl),
+            Primitive::Truncate(e) => {
+                self.effects.truncate = Some(u32::try_from(ev(phv, e)).unwrap_or(u32::MAX));
+            }
+            Primitive::Digest(l) => self.effects.digest = Some(*l),
+            Primitive::ExecuteMeter { meter, index, dst } => {
+                let i = ev(phv, index);
+                let amount = self.meter_amount(prog.meters[*meter].unit);
+                // An index out of range leaves the color unchanged, as
+                // BMv2 leaves it on its error path.
+                if let Some(m) = usize::try_from(i)
+                    .ok()
+                    .and_then(|i| self.rt.meters[*meter].get(i))
+                {
+                    let color = m
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .execute(amount, self.now_ns);
+                    phv.set(prog, *dst, color);
                 }
             }
             Primitive::RegisterRead {

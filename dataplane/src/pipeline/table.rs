@@ -2,8 +2,32 @@
 //! the program's const entries) and lookup.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
+use super::meter::Meter;
 use crate::program::{ActionCall, Entry, KeyValue, MatchKind, Table};
+
+/// Per-entry direct counter and meter. They change on the packet path under
+/// the state's read lock, hence atomics and a mutex.
+#[derive(Debug, Default)]
+pub struct DirectState {
+    pub packets: AtomicU64,
+    pub bytes: AtomicU64,
+    pub meter: Mutex<Meter>,
+}
+
+impl DirectState {
+    fn reset(&mut self) {
+        *self = DirectState::default();
+    }
+
+    /// Counts one packet of `len` bytes.
+    pub fn count(&self, len: u32) {
+        self.packets.fetch_add(1, Ordering::Relaxed);
+        self.bytes.fetch_add(u64::from(len), Ordering::Relaxed);
+    }
+}
 
 /// How a table orders candidate entries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +45,8 @@ pub struct TableState {
     order: Order,
     /// Entries by handle; a deleted handle leaves `None` and is reused.
     slots: Vec<Option<Entry>>,
+    /// Direct counter and meter of each slot, indexed like `slots`.
+    direct: Vec<DirectState>,
     free: Vec<usize>,
     /// Key values -> handle, for `Order::Hash`.
     exact: HashMap<Vec<u128>, usize>,
@@ -43,6 +69,7 @@ impl TableState {
         let mut s = TableState {
             order,
             slots: Vec::new(),
+            direct: Vec::new(),
             free: Vec::new(),
             exact: HashMap::new(),
             ranked: Vec::new(),
@@ -115,9 +142,15 @@ impl TableState {
             }
         }
         let handle = match self.free.pop() {
-            Some(h) => h,
+            Some(h) => {
+                // A new entry starts with fresh counters and an unconfigured
+                // meter, as in P4Runtime.
+                self.direct[h].reset();
+                h
+            }
             None => {
                 self.slots.push(None);
+                self.direct.push(DirectState::default());
                 self.slots.len() - 1
             }
         };
@@ -166,8 +199,15 @@ impl TableState {
         true
     }
 
+    /// The direct counter and meter of a live entry.
+    pub fn direct(&self, handle: usize) -> Option<&DirectState> {
+        self.slots.get(handle)?.as_ref()?;
+        self.direct.get(handle)
+    }
+
     pub fn clear(&mut self) {
         self.slots.clear();
+        self.direct.clear();
         self.free.clear();
         self.exact.clear();
         self.ranked.clear();
@@ -226,6 +266,8 @@ mod tests {
             },
             default_const: false,
             default_entry_const: false,
+            with_counters: false,
+            direct_meter: None,
             const_entries: None,
         }
     }

@@ -8,22 +8,23 @@ pub const CAPACITY: usize = 1 << 16;
 
 #[derive(Default)]
 pub struct MemoryOutput {
-    packets: Mutex<Vec<(u32, Vec<u8>)>>,
+    /// (port, packet, departure time in ns since start).
+    packets: Mutex<Vec<(u32, Vec<u8>, u64)>>,
 }
 
 impl MemoryOutput {
     /// Queues a packet; false (and the packet is dropped) when full.
-    pub fn push(&self, port: u32, data: &[u8]) -> bool {
+    pub fn push(&self, port: u32, data: &[u8], ns: u64) -> bool {
         let mut q = self.packets.lock().unwrap_or_else(|e| e.into_inner());
         if q.len() >= CAPACITY {
             return false;
         }
-        q.push((port, data.to_vec()));
+        q.push((port, data.to_vec(), ns));
         true
     }
 
     /// Removes and returns everything sent so far, in order.
-    pub fn take(&self) -> Vec<(u32, Vec<u8>)> {
+    pub fn take(&self) -> Vec<(u32, Vec<u8>, u64)> {
         std::mem::take(&mut *self.packets.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }

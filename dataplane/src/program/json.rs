@@ -28,7 +28,7 @@ pub struct Json {
     #[serde(default)]
     pub deparsers: Vec<Deparser>,
     #[serde(default)]
-    pub meter_arrays: Vec<Value>,
+    pub meter_arrays: Vec<MeterArray>,
     #[serde(default)]
     pub counter_arrays: Vec<CounterArray>,
     #[serde(default)]
@@ -36,7 +36,11 @@ pub struct Json {
     #[serde(default)]
     pub calculations: Vec<Calculation>,
     #[serde(default)]
-    pub learn_lists: Vec<Value>,
+    pub learn_lists: Vec<LearnListJson>,
+    /// Same shape as learn lists: metadata kept by resubmit, recirculate
+    /// and clone.
+    #[serde(default)]
+    pub field_lists: Vec<LearnListJson>,
     #[serde(default)]
     pub actions: Vec<Action>,
     #[serde(default)]
@@ -160,6 +164,35 @@ pub struct CounterArray {
 }
 
 #[derive(Debug, Deserialize)]
+pub struct LearnListJson {
+    pub id: u32,
+    pub name: String,
+    #[serde(default)]
+    pub elements: Vec<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct MeterArray {
+    pub name: String,
+    #[serde(default)]
+    pub size: u64,
+    #[serde(default)]
+    pub is_direct: bool,
+    /// "bytes" or "packets".
+    #[serde(rename = "type", default)]
+    pub kind: String,
+    #[serde(default = "two")]
+    pub rate_count: u32,
+    /// Where a direct meter writes the color: `[header, field]`.
+    #[serde(default)]
+    pub result_target: Option<(String, String)>,
+}
+
+fn two() -> u32 {
+    2
+}
+
+#[derive(Debug, Deserialize)]
 pub struct RegisterArray {
     pub name: String,
     pub size: u64,
@@ -225,6 +258,8 @@ pub struct Table {
     pub max_size: u64,
     #[serde(default)]
     pub direct_meters: Option<Value>,
+    #[serde(default)]
+    pub with_counters: bool,
     #[serde(default)]
     pub action_ids: Vec<u32>,
     #[serde(default)]

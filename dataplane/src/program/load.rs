@@ -97,6 +97,11 @@ struct Loader {
     action_by_id: HashMap<u32, usize>,
     registers: HashMap<String, usize>,
     counters: HashMap<String, usize>,
+    meters: HashMap<String, usize>,
+    direct_meters: HashMap<String, DirectMeter>,
+    learn_list_by_id: HashMap<u32, usize>,
+    field_list_by_id: HashMap<u32, usize>,
+    clones_in_ingress: std::cell::Cell<bool>,
     calculations: HashMap<String, usize>,
 }
 
@@ -111,8 +116,6 @@ struct Scope<'a> {
 impl Loader {
     fn run(mut self, j: Json) -> Result<Program> {
         reject_nonempty("parse_vsets", &j.parse_vsets)?;
-        reject_nonempty("meter_arrays", &j.meter_arrays)?;
-        reject_nonempty("learn_lists", &j.learn_lists)?;
         reject_nonempty("extern_instances", &j.extern_instances)?;
         reject_nonempty("header_unions", &j.header_unions)?;
         reject_nonempty("header_union_stacks", &j.header_union_stacks)?;
@@ -162,7 +165,7 @@ impl Loader {
                 ));
             }
             if c.is_direct {
-                // Direct counters have no read API yet; they count nothing.
+                // `count` cannot name a direct counter; its table counts.
                 continue;
             }
             self.counters.insert(c.name.clone(), i);
@@ -172,9 +175,13 @@ impl Loader {
             .iter()
             .map(|c| CounterArray {
                 name: c.name.clone(),
-                size: c.size as usize,
+                size: if c.is_direct { 0 } else { c.size as usize },
+                direct: c.is_direct,
             })
             .collect();
+        let meters = self.meters(&j)?;
+        let learn_lists = self.learn_lists(&j)?;
+        let field_lists = self.field_lists(&j)?;
 
         for (i, c) in j.calculations.iter().enumerate() {
             self.calculations.insert(c.name.clone(), i);
@@ -254,6 +261,10 @@ impl Loader {
             checksums,
             registers,
             counters,
+            meters,
+            learn_lists,
+            field_lists,
+            clones_in_ingress: self.clones_in_ingress.get(),
             std,
             table_by_name,
             action_by_name,
@@ -713,6 +724,48 @@ impl Loader {
                     index: self.expr(arg(1)?, sc)?,
                 }
             }
+            "clone_ingress_pkt_to_egress" | "clone_egress_pkt_to_egress" => {
+                let egress = op == "clone_egress_pkt_to_egress";
+                if !egress {
+                    self.clones_in_ingress.set(true);
+                }
+                Primitive::Clone {
+                    session: self.expr(arg(0)?, sc)?,
+                    egress,
+                    field_list: self.field_list_arg(ps.get(1), sc)?,
+                }
+            }
+            "resubmit" | "resubmit_preserving_field_list" => {
+                Primitive::Resubmit(self.field_list_arg(ps.first(), sc)?)
+            }
+            "recirculate" | "recirculate_preserving_field_list" => {
+                Primitive::Recirculate(self.field_list_arg(ps.first(), sc)?)
+            }
+            "truncate" => {
+                arity(1)?;
+                Primitive::Truncate(self.expr(arg(0)?, sc)?)
+            }
+            "generate_digest" => {
+                arity(2)?;
+                let id = match self.expr(arg(1)?, sc)? {
+                    Expr::Const(c) => c,
+                    _ => return Err(format!("{what}: learn list id must be a constant")),
+                };
+                Primitive::Digest(
+                    u32::try_from(id)
+                        .ok()
+                        .and_then(|id| self.learn_list_by_id.get(&id).copied())
+                        .ok_or_else(|| format!("{what}: unknown learn list id {id}"))?,
+                )
+            }
+            "execute_meter" => {
+                arity(3)?;
+                Primitive::ExecuteMeter {
+                    meter: named(arg(0)?, "meter_array", &self.meters)?,
+                    index: self.expr(arg(1)?, sc)?,
+                    dst: self.typed_field(arg(2)?, &what)?,
+                }
+            }
             "register_read" => {
                 arity(3)?;
                 Primitive::RegisterRead {
@@ -1046,9 +1099,16 @@ impl Loader {
                 t.kind
             ));
         }
-        if t.direct_meters.as_ref().is_some_and(|m| !m.is_null()) {
-            return Err(format!("{what}: direct meters are not supported"));
-        }
+        let direct_meter = match &t.direct_meters {
+            None | Some(Value::Null) => None,
+            Some(Value::String(m)) => Some(
+                self.direct_meters
+                    .get(m)
+                    .copied()
+                    .ok_or_else(|| format!("{what}: unknown direct meter '{m}'"))?,
+            ),
+            Some(other) => return Err(format!("{what}: bad direct_meters {other}")),
+        };
         // The table-wide match_type is implied by the keys; still reject unknown ones.
         parse_match_kind(&t.match_type, &what)?;
         let mut keys = Vec::new();
@@ -1216,8 +1276,104 @@ impl Loader {
             default,
             default_const,
             default_entry_const,
+            with_counters: t.with_counters,
+            direct_meter,
             const_entries,
         })
+    }
+
+    fn field_lists(&mut self, j: &Json) -> Result<Vec<Vec<usize>>> {
+        let mut out = Vec::new();
+        for (i, l) in j.field_lists.iter().enumerate() {
+            let what = format!("field_list '{}'", l.name);
+            let fields = l
+                .elements
+                .iter()
+                .map(|e| self.typed_field(e, &what))
+                .collect::<Result<Vec<_>>>()?;
+            if self.field_list_by_id.insert(l.id, i).is_some() {
+                return Err(format!("{what}: duplicate id {}", l.id));
+            }
+            out.push(fields);
+        }
+        Ok(out)
+    }
+
+    /// A field list id parameter; absent, or an id with no field list
+    /// (p4c's 0), keeps no metadata.
+    fn field_list_arg(&self, v: Option<&Value>, sc: Scope) -> Result<Option<usize>> {
+        let Some(v) = v else { return Ok(None) };
+        match self.expr(v, sc)? {
+            Expr::Const(id) => Ok(u32::try_from(id)
+                .ok()
+                .and_then(|id| self.field_list_by_id.get(&id).copied())),
+            _ => Err(format!("{}: field list id must be a constant", sc.what)),
+        }
+    }
+
+    fn learn_lists(&mut self, j: &Json) -> Result<Vec<LearnList>> {
+        let mut out = Vec::new();
+        for (i, l) in j.learn_lists.iter().enumerate() {
+            let what = format!("learn_list '{}'", l.name);
+            let fields = l
+                .elements
+                .iter()
+                .map(|e| self.typed_field(e, &what))
+                .collect::<Result<Vec<_>>>()?;
+            if self.learn_list_by_id.insert(l.id, i).is_some() {
+                return Err(format!("{what}: duplicate id {}", l.id));
+            }
+            out.push(LearnList {
+                name: l.name.clone(),
+                fields,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Meter arrays; direct ones are also indexed by name with their
+    /// result field, for the tables that name them.
+    fn meters(&mut self, j: &Json) -> Result<Vec<MeterArray>> {
+        let mut out = Vec::new();
+        for (i, m) in j.meter_arrays.iter().enumerate() {
+            let what = format!("meter_array '{}'", m.name);
+            if m.size > MAX_ARRAY_SIZE {
+                return Err(format!("{what}: size {} exceeds {MAX_ARRAY_SIZE}", m.size));
+            }
+            if m.rate_count != 2 {
+                return Err(format!(
+                    "{what}: rate_count {} (only two-rate three-color meters exist in v1model)",
+                    m.rate_count
+                ));
+            }
+            let unit = match m.kind.as_str() {
+                "packets" => MeterUnit::Packets,
+                "bytes" => MeterUnit::Bytes,
+                other => return Err(format!("{what}: type '{other}' is not supported")),
+            };
+            if m.is_direct {
+                let (h, f) = m
+                    .result_target
+                    .as_ref()
+                    .ok_or_else(|| format!("{what}: direct meter without result_target"))?;
+                let result = self
+                    .field_index
+                    .get(&(h.clone(), f.clone()))
+                    .copied()
+                    .ok_or_else(|| format!("{what}: unknown result_target field '{h}.{f}'"))?;
+                self.direct_meters
+                    .insert(m.name.clone(), DirectMeter { meter: i, result });
+            } else {
+                self.meters.insert(m.name.clone(), i);
+            }
+            out.push(MeterArray {
+                name: m.name.clone(),
+                size: if m.is_direct { 0 } else { m.size as usize },
+                unit,
+                direct: m.is_direct,
+            });
+        }
+        Ok(out)
     }
 
     fn calculation(&self, c: &json::Calculation) -> Result<Calculation> {
@@ -1310,6 +1466,9 @@ impl Loader {
             ingress_global_timestamp: f("ingress_global_timestamp"),
             egress_global_timestamp: f("egress_global_timestamp"),
             mcast_grp: f("mcast_grp"),
+            egress_rid: f("egress_rid"),
+            qid: f("qid"),
+            priority: f("priority"),
             checksum_error: f("checksum_error"),
             parser_error: f("parser_error"),
         }

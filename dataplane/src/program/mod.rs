@@ -111,6 +111,27 @@ pub enum Primitive {
         counter: usize,
         index: Expr,
     },
+    /// `execute_meter`: dst = color of the packet at meter[index].
+    ExecuteMeter {
+        meter: usize,
+        index: Expr,
+        dst: usize,
+    },
+    /// clone_ingress_pkt_to_egress (egress false) or
+    /// clone_egress_pkt_to_egress (egress true) to a clone session.
+    Clone {
+        session: Expr,
+        egress: bool,
+        field_list: Option<usize>,
+    },
+    /// resubmit (ingress) or recirculate (egress), keeping a field list's
+    /// metadata.
+    Resubmit(Option<usize>),
+    Recirculate(Option<usize>),
+    /// truncate(length): the packet leaves with at most this many bytes.
+    Truncate(Expr),
+    /// generate_digest of a learn list (index into `Program::learn_lists`).
+    Digest(usize),
     RegisterRead {
         dst: usize,
         register: usize,
@@ -243,6 +264,11 @@ pub struct Table {
     pub default_const: bool,
     /// Neither the default action nor its data may change.
     pub default_entry_const: bool,
+    /// Direct counter attached (`with_counters`): counts hits per entry.
+    pub with_counters: bool,
+    /// Direct meter attached: executed on every hit, color written to
+    /// `result` (a field index).
+    pub direct_meter: Option<DirectMeter>,
     /// Entries from the JSON `entries` (P4 `const entries`); such a table is
     /// immutable at run time.
     pub const_entries: Option<Vec<Entry>>,
@@ -346,6 +372,37 @@ pub struct RegisterArray {
 pub struct CounterArray {
     pub name: String,
     pub size: usize,
+    /// Direct counters live with their table's entries, not here.
+    pub direct: bool,
+}
+
+/// What a meter measures, from the JSON `type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MeterUnit {
+    Packets,
+    Bytes,
+}
+
+#[derive(Debug)]
+pub struct MeterArray {
+    pub name: String,
+    pub size: usize,
+    pub unit: MeterUnit,
+    /// Direct meters live with their table's entries, not here.
+    pub direct: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct DirectMeter {
+    pub meter: usize,
+    pub result: usize,
+}
+
+/// A digest's fields, sent to the controller by `generate_digest`.
+#[derive(Debug)]
+pub struct LearnList {
+    pub name: String,
+    pub fields: Vec<usize>,
 }
 
 /// Indices of the `standard_metadata` fields the switch reads or writes;
@@ -364,6 +421,9 @@ pub struct StdMeta {
     pub ingress_global_timestamp: Option<usize>,
     pub egress_global_timestamp: Option<usize>,
     pub mcast_grp: Option<usize>,
+    pub egress_rid: Option<usize>,
+    pub qid: Option<usize>,
+    pub priority: Option<usize>,
     pub checksum_error: Option<usize>,
     pub parser_error: Option<usize>,
 }
@@ -389,6 +449,13 @@ pub struct Program {
     pub checksums: Vec<Checksum>,
     pub registers: Vec<RegisterArray>,
     pub counters: Vec<CounterArray>,
+    pub meters: Vec<MeterArray>,
+    pub learn_lists: Vec<LearnList>,
+    /// Fields of each field list (by index; see `Primitive::Clone`).
+    pub field_lists: Vec<Vec<usize>>,
+    /// Some action clones ingress packets to egress: the switch then keeps
+    /// a copy of each packet's parsed headers for the clone.
+    pub clones_in_ingress: bool,
     pub std: StdMeta,
     pub table_by_name: HashMap<String, usize>,
     pub action_by_name: HashMap<String, usize>,
@@ -397,6 +464,18 @@ pub struct Program {
 impl Program {
     pub fn table_index(&self, name: &str) -> Option<usize> {
         self.table_by_name.get(name).copied()
+    }
+
+    pub fn register_index(&self, name: &str) -> Option<usize> {
+        self.registers.iter().position(|r| r.name == name)
+    }
+
+    pub fn counter_index(&self, name: &str) -> Option<usize> {
+        self.counters.iter().position(|c| c.name == name)
+    }
+
+    pub fn meter_index(&self, name: &str) -> Option<usize> {
+        self.meters.iter().position(|m| m.name == name)
     }
 
     pub fn action_index(&self, name: &str) -> Option<usize> {

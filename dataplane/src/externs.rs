@@ -1,0 +1,235 @@
+//! Registers, counters and meters from the control plane, by BMv2 JSON name
+//! (== P4Info name). They run under the state's read lock: the packet path
+//! keeps running, and each cell is updated atomically or under its mutex.
+
+use std::sync::atomic::Ordering;
+
+use crate::control_plane::bytes_value;
+use crate::pipeline::meter::MeterConfig;
+use crate::pipeline::table::DirectState;
+use crate::program::{width_mask, Program};
+use crate::switch::{value_bytes, ApiError, ApiResult, Loaded, Switch};
+
+fn not_found(kind: &str, name: &str) -> ApiError {
+    ApiError::NotFound(format!("unknown {kind} '{name}'"))
+}
+
+fn check_index(kind: &str, name: &str, index: u64, size: usize) -> ApiResult<usize> {
+    usize::try_from(index)
+        .ok()
+        .filter(|&i| i < size)
+        .ok_or_else(|| {
+            ApiError::Invalid(format!(
+                "{kind} '{name}': index {index} out of range (size {size})"
+            ))
+        })
+}
+
+fn register(prog: &Program, name: &str) -> ApiResult<usize> {
+    prog.register_index(name)
+        .ok_or_else(|| not_found("register", name))
+}
+
+fn counter(prog: &Program, name: &str) -> ApiResult<usize> {
+    let c = prog
+        .counter_index(name)
+        .ok_or_else(|| not_found("counter", name))?;
+    if prog.counters[c].direct {
+        return Err(ApiError::Invalid(format!(
+            "counter '{name}' is a direct counter: use direct_counter_read/write with its table"
+        )));
+    }
+    Ok(c)
+}
+
+fn meter(prog: &Program, name: &str) -> ApiResult<usize> {
+    let m = prog
+        .meter_index(name)
+        .ok_or_else(|| not_found("meter", name))?;
+    if prog.meters[m].direct {
+        return Err(ApiError::Invalid(format!(
+            "meter '{name}' is a direct meter: use direct_meter_set with its table"
+        )));
+    }
+    Ok(m)
+}
+
+fn meter_config(cir: u64, cburst: u64, pir: u64, pburst: u64) -> ApiResult<MeterConfig> {
+    let c = MeterConfig {
+        cir,
+        cburst,
+        pir,
+        pburst,
+    };
+    c.check().map_err(ApiError::Invalid)?;
+    Ok(c)
+}
+
+/// The direct state of an entry of a table that has the given resource.
+fn direct<'a>(
+    l: &'a Loaded,
+    table: &str,
+    handle: u64,
+    wants_meter: bool,
+) -> ApiResult<&'a DirectState> {
+    let t = l
+        .prog
+        .table_index(table)
+        .ok_or_else(|| not_found("table", table))?;
+    let tab = &l.prog.tables[t];
+    if wants_meter && tab.direct_meter.is_none() {
+        return Err(ApiError::Invalid(format!(
+            "table '{table}' has no direct meter"
+        )));
+    }
+    if !wants_meter && !tab.with_counters {
+        return Err(ApiError::Invalid(format!(
+            "table '{table}' has no direct counter"
+        )));
+    }
+    usize::try_from(handle)
+        .ok()
+        .and_then(|h| l.rt.tables[t].direct(h))
+        .ok_or_else(|| ApiError::NotFound(format!("table '{table}': no entry {handle}")))
+}
+
+impl Switch {
+    fn with_loaded<T>(&self, f: impl FnOnce(&Loaded) -> ApiResult<T>) -> ApiResult<T> {
+        let state = self.state.read().unwrap_or_else(|e| e.into_inner());
+        let l = state
+            .as_ref()
+            .ok_or_else(|| ApiError::Invalid("no pipeline loaded".into()))?;
+        f(l)
+    }
+
+    pub fn register_read(&self, name: &str, index: u64) -> ApiResult<Vec<u8>> {
+        self.with_loaded(|l| {
+            let r = register(&l.prog, name)?;
+            let info = &l.prog.registers[r];
+            let i = check_index("register", name, index, info.size)?;
+            let cells = l.rt.registers[r].lock().unwrap_or_else(|e| e.into_inner());
+            Ok(value_bytes(cells[i], info.width))
+        })
+    }
+
+    pub fn register_write(&self, name: &str, index: u64, value: &[u8]) -> ApiResult<()> {
+        self.with_loaded(|l| {
+            let r = register(&l.prog, name)?;
+            let info = &l.prog.registers[r];
+            let i = check_index("register", name, index, info.size)?;
+            let v = bytes_value(value, info.width) & width_mask(info.width);
+            l.rt.registers[r].lock().unwrap_or_else(|e| e.into_inner())[i] = v;
+            Ok(())
+        })
+    }
+
+    /// (bytes, packets).
+    pub fn counter_read(&self, name: &str, index: u64) -> ApiResult<(u64, u64)> {
+        self.with_loaded(|l| {
+            let c = counter(&l.prog, name)?;
+            let i = check_index("counter", name, index, l.prog.counters[c].size)?;
+            let (p, b) = &l.rt.counters[c][i];
+            Ok((b.load(Ordering::Relaxed), p.load(Ordering::Relaxed)))
+        })
+    }
+
+    pub fn counter_write(&self, name: &str, index: u64, bytes: u64, packets: u64) -> ApiResult<()> {
+        self.with_loaded(|l| {
+            let c = counter(&l.prog, name)?;
+            let i = check_index("counter", name, index, l.prog.counters[c].size)?;
+            let (p, b) = &l.rt.counters[c][i];
+            b.store(bytes, Ordering::Relaxed);
+            p.store(packets, Ordering::Relaxed);
+            Ok(())
+        })
+    }
+
+    /// (bytes, packets) of a table entry's direct counter.
+    pub fn direct_counter_read(&self, table: &str, handle: u64) -> ApiResult<(u64, u64)> {
+        self.with_loaded(|l| {
+            let d = direct(l, table, handle, false)?;
+            Ok((
+                d.bytes.load(Ordering::Relaxed),
+                d.packets.load(Ordering::Relaxed),
+            ))
+        })
+    }
+
+    pub fn direct_counter_write(
+        &self,
+        table: &str,
+        handle: u64,
+        bytes: u64,
+        packets: u64,
+    ) -> ApiResult<()> {
+        self.with_loaded(|l| {
+            let d = direct(l, table, handle, false)?;
+            d.bytes.store(bytes, Ordering::Relaxed);
+            d.packets.store(packets, Ordering::Relaxed);
+            Ok(())
+        })
+    }
+
+    pub fn meter_set(
+        &self,
+        name: &str,
+        index: u64,
+        cir: u64,
+        cburst: u64,
+        pir: u64,
+        pburst: u64,
+    ) -> ApiResult<()> {
+        let now = self.clock.now_ns();
+        self.with_loaded(|l| {
+            let m = meter(&l.prog, name)?;
+            let i = check_index("meter", name, index, l.prog.meters[m].size)?;
+            let c = meter_config(cir, cburst, pir, pburst)?;
+            l.rt.meters[m][i]
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .set(c, now);
+            Ok(())
+        })
+    }
+
+    /// (cir, cburst, pir, pburst), or None for a meter never configured.
+    pub fn meter_get(&self, name: &str, index: u64) -> ApiResult<Option<MeterConfig>> {
+        self.with_loaded(|l| {
+            let m = meter(&l.prog, name)?;
+            let i = check_index("meter", name, index, l.prog.meters[m].size)?;
+            Ok(l.rt.meters[m][i]
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .config())
+        })
+    }
+
+    pub fn direct_meter_set(
+        &self,
+        table: &str,
+        handle: u64,
+        cir: u64,
+        cburst: u64,
+        pir: u64,
+        pburst: u64,
+    ) -> ApiResult<()> {
+        let now = self.clock.now_ns();
+        self.with_loaded(|l| {
+            let d = direct(l, table, handle, true)?;
+            let c = meter_config(cir, cburst, pir, pburst)?;
+            d.meter
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .set(c, now);
+            Ok(())
+        })
+    }
+
+    /// The configuration of a table entry's direct meter, if set.
+    pub fn direct_meter_get(&self, table: &str, handle: u64) -> ApiResult<Option<MeterConfig>> {
+        self.with_loaded(|l| {
+            let d = direct(l, table, handle, true)?;
+            Ok(d.meter.lock().unwrap_or_else(|e| e.into_inner()).config())
+        })
+    }
+}

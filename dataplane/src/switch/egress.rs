@@ -1,0 +1,229 @@
+//! The egress half: runs at each departure (and lands what the links
+//! delayed): egress control, checksum update, deparse, then transmit,
+//! recirculate or clone.
+
+use std::sync::atomic::Ordering;
+
+use super::ingress::{Origin, Pass, FROM_PORT, INSTANCE_EGRESS_CLONE, INSTANCE_RECIRC};
+use super::{lock_err, Ctx, Loaded, Switch};
+use crate::checksum;
+use crate::links::Direction;
+use crate::packet::deparser;
+use crate::pipeline::{Effects, Exec, DROP_PORT};
+use crate::ports::Port;
+use crate::tm::Queued;
+
+impl Switch {
+    /// Runs egress for every packet due at the clock's current time, and
+    /// lands every packet whose link delay is over.
+    pub(super) fn run_due(&self, l: &Loaded, ctx: &mut Ctx) {
+        loop {
+            // One thread at a time takes and finishes a departure, so the
+            // packet, scheduler and caller threads keep each queue's order.
+            let _turn = self.egress_turn.lock().unwrap_or_else(lock_err);
+            let now = self.clock.now_ns();
+            let next = self.tm.lock().unwrap_or_else(lock_err).pop_due(now);
+            if let Some((q, left)) = next {
+                self.egress(l, ctx, q, left, now);
+                continue;
+            }
+            if !self.links_active.load(Ordering::Relaxed) {
+                break;
+            }
+            let landed = self.links.lock().unwrap_or_else(lock_err).pop_landed(now);
+            let Some(p) = landed else { break };
+            match p.dir {
+                Direction::In => self.process(l, ctx, p.port, &p.data, &FROM_PORT),
+                // Stamped with the scheduled time, not this thread's
+                // (possibly late) wake-up.
+                Direction::Out => {
+                    let trace = self.trace.load(Ordering::Relaxed);
+                    self.deliver(p.port, &p.data, p.lands_ns, trace);
+                }
+            }
+        }
+    }
+
+    /// Egress half: egress control, checksum update, deparse and transmit
+    /// (or recirculate).
+    pub(super) fn egress(
+        &self,
+        l: &Loaded,
+        ctx: &mut Ctx,
+        mut q: Queued,
+        deq_qdepth: usize,
+        now: u64,
+    ) {
+        let prog = &l.prog;
+        let std = &prog.std;
+        let trace = self.trace.load(Ordering::Relaxed);
+        if q.generation != l.generation {
+            self.tm.lock().unwrap_or_else(lock_err).recycle(q);
+            return;
+        }
+        let phv = &mut q.phv;
+        phv.set_opt(prog, std.egress_port, u128::from(q.port));
+        // BMv2 clears egress_spec before egress so that mark_to_drop there
+        // can be detected.
+        phv.set_opt(prog, std.egress_spec, 0);
+        phv.set_opt(prog, std.enq_timestamp, u128::from(q.enq_ns / 1000));
+        phv.set_opt(prog, std.enq_qdepth, q.enq_qdepth as u128);
+        phv.set_opt(
+            prog,
+            std.deq_timedelta,
+            u128::from(now / 1000 - q.enq_ns.min(now) / 1000),
+        );
+        phv.set_opt(prog, std.deq_qdepth, deq_qdepth as u128);
+        phv.set_opt(prog, std.qid, q.qid as u128);
+        phv.set_opt(prog, std.egress_global_timestamp, u128::from(now / 1000));
+        if trace {
+            eprintln!(
+                "[dp] dequeued for port {} (queue {}, {} left)",
+                q.port, q.qid, deq_qdepth
+            );
+        }
+        let mut exec = Exec {
+            prog,
+            rt: &l.rt,
+            trace,
+            packet_len: phv.get_opt(std.packet_length) as u32,
+            now_ns: now,
+            key: &mut ctx.key,
+            buf: &mut ctx.hash_buf,
+            effects: Effects::default(),
+        };
+        exec.run_control(phv, &prog.egress);
+        let effects = exec.effects;
+        if effects.digest.is_some() && trace {
+            eprintln!("[dp]   generate_digest in egress is ignored, as in BMv2");
+        }
+        let mut sent = false;
+        let mut recirculate = None;
+        if phv.get_opt(std.egress_spec) == DROP_PORT {
+            if trace {
+                eprintln!("[dp]   dropped in egress (egress_spec = 511)");
+            }
+        } else {
+            checksum::update(prog, phv, &q.payload, &mut ctx.scratch);
+            deparser::deparse(prog, phv, &q.payload, &mut ctx.out);
+            if let Some(n) = effects.truncate.or(q.truncate) {
+                ctx.out.truncate(n as usize);
+            }
+            match effects.recirculate {
+                // BMv2: a recirculated packet is not transmitted; its bytes
+                // as deparsed enter ingress again on its ingress port.
+                Some(fl) => {
+                    let again = Origin::again(prog, phv, fl, INSTANCE_RECIRC, q.passes);
+                    let port = phv.get_opt(std.ingress_port) as u32;
+                    recirculate = Some((port, ctx.out.clone(), again));
+                }
+                None => {
+                    let depart_ns = q.depart_ps.div_ceil(1000);
+                    sent = self.transmit(q.port, &ctx.out, now, depart_ns, trace);
+                }
+            }
+        }
+        let mut tm = self.tm.lock().unwrap_or_else(lock_err);
+        if sent {
+            tm.port(q.port).tx_packets += 1;
+        }
+        if let Some((s, _)) = effects.clone {
+            q.phv
+                .set_opt(prog, std.instance_type, INSTANCE_EGRESS_CLONE);
+            let pass = Pass {
+                now,
+                trace,
+                passes: q.passes,
+                truncate: None,
+            };
+            self.clone_to_session(&mut tm, l, &mut q.phv, &q.payload, s, &pass);
+        }
+        tm.recycle(q);
+        drop(tm);
+        if let Some((port, data, again)) = recirculate {
+            self.pass_again(l, ctx, port, &data, again, trace);
+        }
+    }
+
+    /// Sends a packet whose transmission ends at `depart_ns` through the
+    /// port's link; true if it left the switch.
+    pub(super) fn transmit(
+        &self,
+        port: u32,
+        data: &[u8],
+        now_ns: u64,
+        depart_ns: u64,
+        trace: bool,
+    ) -> bool {
+        let serializing = depart_ns > now_ns;
+        if serializing || self.links_active.load(Ordering::Relaxed) {
+            let mut links = self.links.lock().unwrap_or_else(lock_err);
+            if serializing || links.delay_ns(port) > 0 {
+                // Set before the packet is on the wire, so run_due looks.
+                self.links_active.store(true, Ordering::SeqCst);
+                links.send(Direction::Out, port, data.to_vec(), depart_ns);
+                drop(links);
+                if trace {
+                    eprintln!(
+                        "[dp]   transmitting on port {port} until {depart_ns} ns, then the link"
+                    );
+                }
+                self.wake_scheduler();
+                return true;
+            }
+        }
+        self.deliver(port, data, now_ns, trace)
+    }
+
+    /// Hands a packet to its port (or the controller); true if it left.
+    pub(super) fn deliver(&self, port: u32, data: &[u8], now_ns: u64, trace: bool) -> bool {
+        if Some(port) == self.cpu_port {
+            let kept = self.packet_ins.push(data.to_vec());
+            if trace {
+                let what = if kept {
+                    "kept"
+                } else {
+                    "dropped (mailbox full)"
+                };
+                eprintln!("[dp]   packet-in of {} bytes {what}", data.len());
+            }
+            return kept;
+        }
+        let ports = self.ports.read().unwrap_or_else(lock_err);
+        match ports.by_number.get(&port) {
+            Some(Port::Memory) => {
+                let sent = self.memory.push(port, data, now_ns);
+                if trace {
+                    if sent {
+                        eprintln!("[dp]   sent {} bytes on port {port}", data.len());
+                    } else {
+                        eprintln!("[dp]   dropped: output of memory port {port} is full");
+                    }
+                }
+                sent
+            }
+            Some(Port::Interface(s)) => {
+                let r = s.send(data);
+                if trace {
+                    match &r {
+                        Ok(()) => eprintln!(
+                            "[dp]   sent {} bytes on port {port} ({})",
+                            data.len(),
+                            s.ifname
+                        ),
+                        Err(e) => {
+                            eprintln!("[dp]   send on port {port} ({}) failed: {e}", s.ifname)
+                        }
+                    }
+                }
+                r.is_ok()
+            }
+            None => {
+                if trace {
+                    eprintln!("[dp]   dropped: no port {port}");
+                }
+                false
+            }
+        }
+    }
+}

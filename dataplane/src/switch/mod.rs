@@ -1,0 +1,259 @@
+//! The v1model switch: parser -> verify checksum -> ingress -> traffic
+//! manager -> egress -> compute checksum -> deparser -> transmit, with
+//! BMv2's standard_metadata semantics. Here: the switch's state and the
+//! packet entry points; `ingress.rs` and `egress.rs` the two halves;
+//! `queues.rs` time, queue and link settings; `threads.rs` the packet
+//! thread for interface ports and, in real time, the scheduler thread that
+//! runs egress at each departure.
+
+mod egress;
+mod ingress;
+mod queues;
+mod threads;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::thread::JoinHandle;
+
+use crate::clock::Clock;
+use crate::cpu::Mailbox;
+use crate::links::Links;
+use crate::packet::Phv;
+use crate::pipeline::{Runtime, DROP_PORT};
+use crate::ports::{AfPacket, MemoryOutput, Port, Ports};
+use crate::pre::Pre;
+use crate::program::{self, width_mask, Program};
+use crate::tm::{Rate, TrafficManager};
+
+/// Errors of the control-plane API; python.rs maps them to KeyError and
+/// ValueError.
+#[derive(Debug)]
+pub enum ApiError {
+    NotFound(String),
+    Invalid(String),
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;
+
+/// A program with its run-time state.
+pub struct Loaded {
+    pub prog: Program,
+    pub rt: Runtime,
+    /// Distinguishes programs, so per-thread scratch and queued packets laid
+    /// out for an older PHV are rebuilt or dropped.
+    generation: u64,
+}
+
+/// Per-thread scratch state: reused for every packet.
+#[derive(Default)]
+pub struct Ctx {
+    phv: Phv,
+    /// The headers as parsed, before ingress: what an ingress clone carries.
+    parsed: Phv,
+    key: Vec<u128>,
+    scratch: Vec<u8>,
+    hash_buf: Vec<u8>,
+    out: Vec<u8>,
+    generation: u64,
+}
+
+/// Construction options (the Python constructor's arguments).
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    pub seed: u64,
+    pub virtual_time: bool,
+    pub priority_queues: usize,
+    pub cpu_port: Option<u32>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            seed: 0,
+            virtual_time: false,
+            priority_queues: 1,
+            cpu_port: None,
+        }
+    }
+}
+
+/// Queue settings from `set_queue`; `None` depth fields leave the depth
+/// unchanged unless the other one is given.
+#[derive(Debug, Clone, Copy)]
+pub struct QueueSettings {
+    pub rate: Rate,
+    pub depth_packets: Option<usize>,
+    pub depth_bytes: Option<usize>,
+}
+
+pub struct Switch {
+    pub(crate) state: RwLock<Option<Loaded>>,
+    ports: RwLock<Ports>,
+    memory: MemoryOutput,
+    trace: AtomicBool,
+    pub(crate) clock: Clock,
+    seed: u64,
+    generation: AtomicU64,
+    inject_ctx: Mutex<Ctx>,
+    running: AtomicBool,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+    /// Innermost lock: taken under `state` and `inject_ctx`, never the
+    /// other way round.
+    tm: Mutex<TrafficManager>,
+    /// Wakes the scheduler thread when a packet is queued.
+    tm_wake: Condvar,
+    /// Held from taking a departure to its transmission; taken before `tm`.
+    egress_turn: Mutex<()>,
+    pub(crate) pre: RwLock<Pre>,
+    /// Taken after `tm` when both are needed.
+    links: Mutex<Links>,
+    /// Some port has had a link delay or a packet in transmission: only
+    /// then does a packet look at `links`.
+    links_active: AtomicBool,
+    cpu_port: Option<u32>,
+    pub(crate) packet_ins: Mailbox<Vec<u8>>,
+    pub(crate) digests: Mailbox<(String, Vec<Vec<u8>>)>,
+}
+
+fn lock_err<T>(e: std::sync::PoisonError<T>) -> T {
+    e.into_inner()
+}
+
+/// Big-endian bytes of a `width`-bit value, in the fewest whole bytes.
+pub fn value_bytes(v: u128, width: u32) -> Vec<u8> {
+    let n = (width.div_ceil(8).max(1) as usize).min(16);
+    (v & width_mask(width)).to_be_bytes()[16 - n..].to_vec()
+}
+
+impl Switch {
+    pub fn new(seed: u64) -> Self {
+        Self::with_options(Options {
+            seed,
+            ..Options::default()
+        })
+    }
+
+    pub fn with_options(o: Options) -> Self {
+        Switch {
+            state: RwLock::new(None),
+            ports: RwLock::new(Ports::default()),
+            memory: MemoryOutput::default(),
+            trace: AtomicBool::new(false),
+            clock: Clock::new(o.virtual_time),
+            seed: o.seed,
+            generation: AtomicU64::new(0),
+            inject_ctx: Mutex::new(Ctx::default()),
+            running: AtomicBool::new(false),
+            threads: Mutex::new(Vec::new()),
+            tm: Mutex::new(TrafficManager::new(o.priority_queues)),
+            tm_wake: Condvar::new(),
+            egress_turn: Mutex::new(()),
+            pre: RwLock::new(Pre::default()),
+            links: Mutex::new(Links::default()),
+            links_active: AtomicBool::new(false),
+            cpu_port: o.cpu_port,
+            packet_ins: Mailbox::default(),
+            digests: Mailbox::default(),
+        }
+    }
+
+    fn add_port(&self, port: u32, p: Port) -> ApiResult<()> {
+        if self.running.load(Ordering::SeqCst) {
+            return Err(ApiError::Invalid(
+                "ports must be added before start()".into(),
+            ));
+        }
+        if port >= DROP_PORT as u32 {
+            return Err(ApiError::Invalid(format!(
+                "port {port} out of range (0..510; 511 is the drop port)"
+            )));
+        }
+        let mut ports = self.ports.write().unwrap_or_else(lock_err);
+        if ports.by_number.contains_key(&port) {
+            return Err(ApiError::Invalid(format!("port {port} already added")));
+        }
+        ports.by_number.insert(port, p);
+        Ok(())
+    }
+
+    pub fn add_interface(&self, port: u32, ifname: &str) -> ApiResult<()> {
+        let sock = AfPacket::open(ifname)
+            .map_err(|e| ApiError::Invalid(format!("interface '{ifname}' (port {port}): {e}")))?;
+        self.add_port(port, Port::Interface(Arc::new(sock)))
+    }
+
+    pub fn add_memory_port(&self, port: u32) -> ApiResult<()> {
+        self.add_port(port, Port::Memory)
+    }
+
+    pub fn load_pipeline(&self, json: &[u8]) -> ApiResult<()> {
+        let prog = program::load(json).map_err(ApiError::Invalid)?;
+        let rt = Runtime::new(&prog, self.seed);
+        let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        let mut state = self.state.write().unwrap_or_else(lock_err);
+        *state = Some(Loaded {
+            prog,
+            rt,
+            generation,
+        });
+        // Queued packets were laid out for the old program.
+        self.tm.lock().unwrap_or_else(lock_err).clear();
+        Ok(())
+    }
+
+    pub fn has_pipeline(&self) -> bool {
+        self.state.read().unwrap_or_else(lock_err).is_some()
+    }
+
+    pub fn set_trace(&self, on: bool) {
+        self.trace.store(on, Ordering::Relaxed);
+    }
+
+    pub fn take_output(&self) -> Vec<(u32, Vec<u8>)> {
+        self.memory
+            .take()
+            .into_iter()
+            .map(|(p, d, _)| (p, d))
+            .collect()
+    }
+
+    /// Outputs with their departure time in ns since start.
+    pub fn take_output_timed(&self) -> Vec<(u32, Vec<u8>, u64)> {
+        self.memory.take()
+    }
+
+    pub fn now_us(&self) -> u64 {
+        self.clock.now_us()
+    }
+
+    pub fn cpu_port(&self) -> Option<u32> {
+        self.cpu_port
+    }
+
+    /// Runs one packet through ingress on the caller's thread, then every
+    /// departure due now: with unlimited rates (the default) the packet is
+    /// out of egress when this returns.
+    pub fn inject(&self, port: u32, data: &[u8]) -> ApiResult<()> {
+        if port >= DROP_PORT as u32 {
+            return Err(ApiError::Invalid(format!(
+                "port {port} out of range (0..510)"
+            )));
+        }
+        let state = self.state.read().unwrap_or_else(lock_err);
+        let loaded = state
+            .as_ref()
+            .ok_or_else(|| ApiError::Invalid("no pipeline loaded".into()))?;
+        let mut ctx = self.inject_ctx.lock().unwrap_or_else(lock_err);
+        self.receive(loaded, &mut ctx, port, data);
+        self.run_due(loaded, &mut ctx);
+        Ok(())
+    }
+
+    /// Packet-out: the packet enters ingress with ingress_port = cpu_port.
+    pub fn packet_out(&self, data: &[u8]) -> ApiResult<()> {
+        let port = self.cpu_port.ok_or_else(|| {
+            ApiError::Invalid("packet_out needs a cpu_port (given at construction)".into())
+        })?;
+        self.inject(port, data)
+    }
+}

@@ -1,0 +1,127 @@
+//! Time, queue and link settings from the control plane, and the next
+//! event (departure or landing) the clock waits for.
+
+use std::sync::atomic::Ordering;
+
+use super::{lock_err, ApiError, ApiResult, QueueSettings, Switch};
+use crate::pipeline::DROP_PORT;
+use crate::tm::{QueueConfig, Rate, TrafficManager};
+
+impl Switch {
+    /// Virtual time only: moves the clock forward by `us`, running every
+    /// departure due on the way at its own time.
+    pub fn advance_time(&self, us: u64) -> ApiResult<()> {
+        if !self.clock.is_virtual() {
+            return Err(ApiError::Invalid(
+                "advance_time needs virtual_time=True".into(),
+            ));
+        }
+        let target = self.clock.now_ns().saturating_add(us.saturating_mul(1000));
+        let state = self.state.read().unwrap_or_else(lock_err);
+        let mut ctx = self.inject_ctx.lock().unwrap_or_else(lock_err);
+        loop {
+            let next = self.next_event_ns(&self.tm.lock().unwrap_or_else(lock_err));
+            match next {
+                Some(t) if t <= target => {
+                    self.clock.advance_to(t);
+                    match state.as_ref() {
+                        Some(l) => self.run_due(l, &mut ctx),
+                        None => break,
+                    }
+                }
+                _ => break,
+            }
+        }
+        self.clock.advance_to(target);
+        Ok(())
+    }
+
+    pub fn set_queue(&self, port: u32, queue: Option<usize>, s: QueueSettings) -> ApiResult<()> {
+        if port >= DROP_PORT as u32 {
+            return Err(ApiError::Invalid(format!(
+                "port {port} out of range (0..510)"
+            )));
+        }
+        let apply = |c: &mut QueueConfig| {
+            c.rate = s.rate;
+            if s.depth_packets.is_some() || s.depth_bytes.is_some() {
+                c.depth_packets = s.depth_packets;
+                c.depth_bytes = s.depth_bytes;
+            }
+        };
+        self.tm
+            .lock()
+            .unwrap_or_else(lock_err)
+            .configure(port, queue, apply)
+            .map_err(ApiError::Invalid)
+    }
+
+    /// Emulates the port's link: `delay_us` of propagation each way, and a
+    /// line of `rate_bps`: each queue's rate becomes it, and the queues
+    /// share the line (highest priority first when it frees). None leaves a
+    /// setting as it is; 0 removes it (no delay; unlimited rate).
+    pub fn set_link(
+        &self,
+        port: u32,
+        delay_us: Option<u64>,
+        rate_bps: Option<u64>,
+    ) -> ApiResult<()> {
+        if port >= DROP_PORT as u32 {
+            return Err(ApiError::Invalid(format!(
+                "port {port} out of range (0..510)"
+            )));
+        }
+        if let Some(r) = rate_bps {
+            let rate = if r == 0 {
+                Rate::Unlimited
+            } else {
+                Rate::Bps(r)
+            };
+            let mut tm = self.tm.lock().unwrap_or_else(lock_err);
+            // Each queue drains at the line's rate, and the queues share
+            // the line.
+            tm.configure(port, None, |c| c.rate = rate)
+                .map_err(ApiError::Invalid)?;
+            tm.port(port).line_rate = (r != 0).then_some(rate);
+        }
+        if let Some(d) = delay_us {
+            let mut links = self.links.lock().unwrap_or_else(lock_err);
+            links.set_delay(port, d.saturating_mul(1000));
+            if links.any_delay() {
+                self.links_active.store(true, Ordering::SeqCst);
+            }
+        }
+        Ok(())
+    }
+
+    /// rx_packets, tx_packets, tm_drops, and per queue qN_depth, qN_drops.
+    pub fn port_stats(&self, port: u32) -> Vec<(String, u64)> {
+        let mut tm = self.tm.lock().unwrap_or_else(lock_err);
+        let p = tm.port(port);
+        let mut out = vec![
+            ("rx_packets".to_owned(), p.rx_packets),
+            ("tx_packets".to_owned(), p.tx_packets),
+            ("tm_drops".to_owned(), p.tm_drops),
+        ];
+        for (i, q) in p.queues.iter().enumerate() {
+            out.push((format!("q{i}_depth"), q.len() as u64));
+            out.push((format!("q{i}_drops"), q.drops));
+        }
+        out
+    }
+
+    pub(super) fn wake_scheduler(&self) {
+        // Taking the lock orders the wake-up after the scheduler's check.
+        drop(self.tm.lock().unwrap_or_else(lock_err));
+        self.tm_wake.notify_all();
+    }
+
+    /// The next departure or landing, given the locked traffic manager.
+    pub(super) fn next_event_ns(&self, tm: &TrafficManager) -> Option<u64> {
+        let landing = self.links.lock().unwrap_or_else(lock_err).next_landing_ns();
+        match (tm.next_dequeue_ns(), landing) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! The switch's threads: the packet thread polls the interface ports; in
+//! real time the scheduler thread sleeps until the next departure or
+//! landing and runs what is due.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{lock_err, ApiError, ApiResult, Ctx, Switch};
+use crate::ports::AfPacket;
+
+/// Longest sleep of the scheduler thread: it rechecks `running` this often.
+const SCHEDULER_IDLE: Duration = Duration::from_millis(100);
+const POLL_TIMEOUT_MS: i32 = 100;
+/// Packets taken from one socket before moving to the next, for fairness.
+const RX_BATCH: usize = 64;
+const RX_BUF: usize = 65536;
+
+impl Switch {
+    /// Starts the packet thread for interface ports (if any) and, in real
+    /// time, the scheduler thread. Idempotent.
+    pub fn start(self: &Arc<Self>) -> ApiResult<()> {
+        if self.running.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        let spawn = |name: &str, f: Box<dyn FnOnce() + Send>| {
+            std::thread::Builder::new()
+                .name(name.into())
+                .spawn(f)
+                .map_err(|e| ApiError::Invalid(format!("cannot start {name} thread: {e}")))
+        };
+        let mut threads = self.threads.lock().unwrap_or_else(lock_err);
+        if !self.clock.is_virtual() {
+            let sw = Arc::clone(self);
+            threads.push(spawn("p4dp-sched", Box::new(move || sw.scheduler_loop()))?);
+        }
+        let ifs = self.ports.read().unwrap_or_else(lock_err).interfaces();
+        if !ifs.is_empty() {
+            let sw = Arc::clone(self);
+            threads.push(spawn("p4dp-rx", Box::new(move || sw.rx_loop(&ifs)))?);
+        }
+        Ok(())
+    }
+
+    /// Stops and joins the packet threads. Idempotent.
+    pub fn stop(&self) {
+        self.running.store(false, Ordering::SeqCst);
+        self.tm_wake.notify_all();
+        let handles: Vec<_> = self
+            .threads
+            .lock()
+            .unwrap_or_else(lock_err)
+            .drain(..)
+            .collect();
+        for h in handles {
+            let _ = h.join();
+        }
+    }
+
+    /// Real time: sleeps until the next departure (or a new packet), then
+    /// runs egress for what is due. Idle, it sleeps; it never spins.
+    pub(super) fn scheduler_loop(&self) {
+        let mut ctx = Ctx::default();
+        while self.running.load(Ordering::SeqCst) {
+            {
+                let state = self.state.read().unwrap_or_else(lock_err);
+                if let Some(l) = state.as_ref() {
+                    self.run_due(l, &mut ctx);
+                }
+            }
+            let tm = self.tm.lock().unwrap_or_else(lock_err);
+            if !self.running.load(Ordering::SeqCst) {
+                break;
+            }
+            let now = self.clock.now_ns();
+            let wait = match self.next_event_ns(&tm) {
+                Some(t) if t <= now => continue,
+                Some(t) => Duration::from_nanos(t - now).min(SCHEDULER_IDLE),
+                None => SCHEDULER_IDLE,
+            };
+            let _ = self.tm_wake.wait_timeout(tm, wait);
+        }
+    }
+
+    pub(super) fn rx_loop(&self, ifs: &[(u32, Arc<AfPacket>)]) {
+        let mut fds: Vec<libc::pollfd> = ifs
+            .iter()
+            .map(|(_, s)| libc::pollfd {
+                fd: s.raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            })
+            .collect();
+        let mut buf = vec![0u8; RX_BUF];
+        let mut ctx = Ctx::default();
+        while self.running.load(Ordering::SeqCst) {
+            // SAFETY: fds is a valid array of pollfd for its length.
+            let n =
+                unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, POLL_TIMEOUT_MS) };
+            if n <= 0 {
+                if n < 0 {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                continue;
+            }
+            for (i, (port, sock)) in ifs.iter().enumerate() {
+                if fds[i].revents & (libc::POLLHUP | libc::POLLNVAL) != 0 {
+                    // The interface is gone; a negative fd makes poll skip it
+                    // instead of waking us in a busy loop.
+                    fds[i].fd = -1;
+                    continue;
+                }
+                if fds[i].revents & (libc::POLLIN | libc::POLLERR) == 0 {
+                    continue;
+                }
+                for _ in 0..RX_BATCH {
+                    match sock.recv(&mut buf) {
+                        Ok(Some(len)) => {
+                            let state = self.state.read().unwrap_or_else(lock_err);
+                            if let Some(l) = state.as_ref() {
+                                self.receive(l, &mut ctx, *port, &buf[..len.min(RX_BUF)]);
+                                self.run_due(l, &mut ctx);
+                            }
+                        }
+                        Ok(None) | Err(_) => break,
+                    }
+                }
+            }
+        }
+    }
+}
