@@ -73,12 +73,15 @@ def main(argv: list[str]) -> int:
     switch = config.switch.model_copy(update={k: v for k, v in overrides.items() if v is not None})
     config = config.model_copy(update={"switch": switch})
     try:
-        written = apply_config(config, timeout_s=args.timeout)
+        inserted, modified, deleted = apply_config(config, timeout_s=args.timeout)
     except (SwitchUnreachable, PipelineMismatch) as exc:
         print(f"p4aqm controller: error: {exc}", file=sys.stderr)
         return 1
     except (fy.P4ClientError, grpc.RpcError) as exc:
         print(f"p4aqm controller: error: switch {config.switch.grpc_addr}: {exc}", file=sys.stderr)
         return 1
-    print(f"p4aqm controller: pipeline installed on {config.switch.grpc_addr}, {written} entries")
+    print(
+        f"p4aqm controller: {config.switch.grpc_addr} in sync: {inserted} entries inserted,"
+        f" {modified} modified, {deleted} deleted"
+    )
     return _sample(config, args) if args.sample else 0

@@ -1,4 +1,5 @@
-"""One controller session: connect, become primary, push the pipeline, write entries."""
+"""One controller session: connect, become primary, push the pipeline if the switch runs
+another one, and bring the tables and ports to what the config says (controller/sync.py)."""
 
 import asyncio
 
@@ -7,6 +8,7 @@ import finsy as fy
 from controller.config import ControllerConfig
 from controller.port_control import apply_ports
 from controller.routes import route_entry
+from controller.sync import sync_tables
 
 
 class SwitchUnreachable(Exception):
@@ -28,15 +30,12 @@ def _check_against_p4info(config: ControllerConfig, entries: list[fy.P4TableEntr
             raise PipelineMismatch(f"{config.pipeline.p4info}: {exc}") from None
 
 
-async def _apply(config: ControllerConfig) -> int:
+async def _apply(config: ControllerConfig) -> tuple[int, int, int]:
     options = fy.SwitchOptions(
         p4info=config.pipeline.p4info,
         p4blob=config.pipeline.bmv2_json,
         device_id=config.switch.device_id,
         initial_election_id=config.switch.election_id,
-        # Pushing with VERIFY_AND_COMMIT clears the switch's tables, so the
-        # entries written below are the whole forwarding state afterwards.
-        p4force=True,
     )
     entries = [route_entry(route) for route in config.routes]
     for port, port_config in sorted(config.ports.items()):
@@ -44,14 +43,14 @@ async def _apply(config: ControllerConfig) -> int:
             entries += port_config.aqm.entries(port)
     _check_against_p4info(config, entries)
     async with fy.Switch("p4aqm", config.switch.grpc_addr, options) as switch:
-        if entries:
-            await switch.insert(entries)
+        changes = await sync_tables(switch, entries)
     await apply_ports(config.switch.grpc_addr, config.ports)
-    return len(entries)
+    return changes
 
 
-def apply_config(config: ControllerConfig, timeout_s: float = 10.0) -> int:
-    """Install the pipeline and routes; return how many entries were written."""
+def apply_config(config: ControllerConfig, timeout_s: float = 10.0) -> tuple[int, int, int]:
+    """Install the pipeline if needed and sync the tables; return (inserted, modified,
+    deleted) entries."""
     try:
         return asyncio.run(asyncio.wait_for(_apply(config), timeout_s))
     except TimeoutError:

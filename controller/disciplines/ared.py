@@ -1,0 +1,102 @@
+"""Adaptive RED on a port (p4src/ared.p4): its config, and the table entries the model computes.
+
+As for RED, everything the data plane needs arrives as integers (p4aqm/models/ared.py):
+the thresholds and the target band in 2^-16 packets, w_q as a shift, the interval in
+microseconds, the initial max_p and the adaptation's constants in 2^-24, the ramp
+table of fractions over the average, and RED's idle-decay table. The data plane then
+adapts max_p itself; the config's max_p is only where it starts.
+"""
+
+from typing import Literal
+
+import finsy as fy
+from pydantic import Field, model_validator
+
+from controller.disciplines.red import PORT_KEY, RANGE_PRIORITY, _range_entries
+from controller.schema import StrictModel
+from p4aqm.models.ared import AredConfig as AredTables
+from p4aqm.models.ared import AredParams
+from p4aqm.models.red import RedParams
+
+
+class AredConfig(StrictModel):
+    """Adaptive RED (gentle on) on a port's queue, in packets, probabilities and seconds."""
+
+    discipline: Literal["ared"]
+    min_th: float = Field(ge=0)
+    max_th: float = Field(gt=0)
+    max_p: float = Field(default=0.1, gt=0, le=1)  # the initial max_p
+    w_q: float = Field(default=1 / 512, gt=0, lt=1)
+    qlen: int = Field(default=1000, ge=1)
+    ecn: bool = False
+    # Typical transmission time of a packet: the idle-decay clock (1500 B at 10 Mbit/s).
+    mean_pkt_time_s: float = Field(default=0.0012, gt=0)
+    interval_s: float = Field(default=0.5, gt=0)
+    # The target band of the average, as fractions of the way from min_th to max_th.
+    target_low: float = Field(default=0.4, ge=0, le=1)
+    target_high: float = Field(default=0.6, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _valid_ared(self) -> "AredConfig":
+        self.params()  # the model's own checks, reported at this field
+        return self
+
+    def params(self) -> AredParams:
+        red = RedParams(
+            min_th_pkts=self.min_th,
+            max_th_pkts=self.max_th,
+            max_p=self.max_p,
+            w_q=self.w_q,
+            qlen_pkts=self.qlen,
+            gentle=True,
+            ecn=self.ecn,
+            idle_pkt_time_us=self.mean_pkt_time_s * 1e6,
+        )
+        return AredParams(
+            red,
+            interval_s=self.interval_s,
+            target_low=self.target_low,
+            target_high=self.target_high,
+        )
+
+    def entries(self, port: int) -> list[fy.P4TableEntry]:
+        tables = AredTables.from_params(self.params())
+        red = tables.red
+        params = fy.P4TableEntry(
+            "MyIngress.ared_config",
+            match=fy.Match({PORT_KEY: port}),
+            action=fy.Action(
+                "MyIngress.ared_set_params",
+                w_shift=red.k,
+                min_th=red.min_th,
+                ramp_end=red.ramp_end,
+                limit_pkts=red.limit_pkts,
+                ecn_enabled=int(red.ecn),
+                band_low=tables.band_low,
+                band_high=tables.band_high,
+                interval_us=tables.interval_us,
+                max_p_init=tables.max_p_init,
+                max_p_top=tables.max_p_top,
+                max_p_bottom=tables.max_p_bottom,
+                alpha=tables.alpha,
+                beta=tables.beta,
+            ),
+        )
+        ramp = [
+            fy.P4TableEntry(
+                "MyIngress.ared_ramp",
+                match=fy.Match({PORT_KEY: port, "meta.avg": f"{e.low}...{e.high}"}),
+                action=fy.Action("MyIngress.ared_set_ramp", a=e.a, b=e.b),
+                priority=RANGE_PRIORITY,
+            )
+            for e in tables.ramp
+        ]
+        decay = _range_entries(
+            "MyIngress.red_decay",
+            "meta.idle_us",
+            "MyIngress.red_set_decay",
+            "decay",
+            port,
+            red.decay_table,
+        )
+        return [params, *ramp, *decay]

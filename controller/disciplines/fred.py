@@ -1,0 +1,115 @@
+"""FRED on a port (p4src/fred.p4): its config, and the table entries the model computes.
+
+Everything RED's entries carry (thresholds, w_q as a shift, the p_b and idle-decay range
+tables), plus FRED's: min_q and max_q, the port's region of flow slots, and the
+reciprocals 2^16 / nactive that stand in for the division avg / nactive
+(p4aqm/models/fred.py).
+"""
+
+from typing import Literal
+
+import finsy as fy
+from pydantic import Field, model_validator
+
+from controller.disciplines.red import PORT_KEY, _range_entries
+from controller.sampler import Probe
+from controller.schema import StrictModel
+from p4aqm.models.fixed_point import AVG_FRAC_BITS
+from p4aqm.models.fred import MAX_LIMIT_PKTS, FredParams
+from p4aqm.models.fred import FredConfig as FredTables
+from p4aqm.models.red import RedParams
+
+
+class FredConfig(StrictModel):
+    """FRED on a port's queue, in packets, probabilities and seconds.
+
+    Each FRED port owns flow_slots registers from slot_base on; ports must not overlap.
+    """
+
+    discipline: Literal["fred"]
+    min_th: float = Field(ge=0)
+    max_th: float = Field(gt=0)
+    max_p: float = Field(gt=0, le=1)
+    w_q: float = Field(default=1 / 512, gt=0, lt=1)
+    qlen: int = Field(default=1000, ge=1, le=MAX_LIMIT_PKTS)
+    # Packets a flow may always queue without an early drop (the paper: 2, or 4 for
+    # large buffers), and at most (the paper: max_th, the default).
+    min_q: float = Field(default=2.0, ge=0)
+    max_q: int | None = Field(default=None, ge=1)
+    flow_slots: int = Field(default=256, ge=1)
+    slot_base: int = Field(default=0, ge=0)
+    # Typical transmission time of a packet: the idle-decay clock (1500 B at 10 Mbit/s).
+    mean_pkt_time_s: float = Field(default=0.0012, gt=0)
+
+    @model_validator(mode="after")
+    def _valid_fred(self) -> "FredConfig":
+        self.params()  # the model's own checks, reported at this field
+        return self
+
+    def params(self) -> FredParams:
+        red = RedParams(
+            min_th_pkts=self.min_th,
+            max_th_pkts=self.max_th,
+            max_p=self.max_p,
+            w_q=self.w_q,
+            qlen_pkts=self.qlen,
+            idle_pkt_time_us=self.mean_pkt_time_s * 1e6,
+        )
+        return FredParams(
+            red,
+            min_q_pkts=self.min_q,
+            max_q_pkts=self.max_q,
+            flow_slots=self.flow_slots,
+            slot_base=self.slot_base,
+        )
+
+    def probes(self) -> list[Probe]:
+        """What the sampler reads for this port: occupancy, average, active flows, drops."""
+        return [
+            Probe("qlen_pkts", "register", "fred_qlen"),
+            Probe("avg_pkts", "register", "fred_avg", 2.0**-AVG_FRAC_BITS),
+            Probe("active_flows", "register", "fred_nactive"),
+            Probe("flow_drops", "counter", "MyIngress.fred_flow_drops"),
+            Probe("early_drops", "counter", "MyIngress.fred_early_drops"),
+            Probe("forced_drops", "counter", "MyIngress.fred_forced_drops"),
+            Probe("overflow_drops", "counter", "MyIngress.fred_overflow_drops"),
+        ]
+
+    def entries(self, port: int) -> list[fy.P4TableEntry]:
+        tables = FredTables.from_params(self.params())
+        red = tables.red
+        params = fy.P4TableEntry(
+            "MyIngress.fred_config",
+            match=fy.Match({PORT_KEY: port}),
+            action=fy.Action(
+                "MyIngress.fred_set_params",
+                w_shift=red.k,
+                min_th=red.min_th,
+                max_th=red.max_th,
+                limit_pkts=red.limit_pkts,
+                min_q=tables.min_q,
+                max_q=tables.max_q,
+                slot_base=tables.slot_base,
+                slot_mask=tables.slot_mask,
+            ),
+        )
+        ramp = _range_entries(
+            "MyIngress.fred_ramp", "meta.avg", "MyIngress.fred_set_p_b", "p_b", port, red.p_b_table
+        )
+        decay = _range_entries(
+            "MyIngress.fred_decay",
+            "meta.idle_us",
+            "MyIngress.fred_set_decay",
+            "decay",
+            port,
+            red.decay_table,
+        )
+        share = [
+            fy.P4TableEntry(
+                "MyIngress.fred_share",
+                match=fy.Match({PORT_KEY: port, "meta.nactive": nactive}),
+                action=fy.Action("MyIngress.fred_set_share", recip=recip),
+            )
+            for nactive, recip in tables.share_table
+        ]
+        return [params, *ramp, *decay, *share]
