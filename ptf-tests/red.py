@@ -20,7 +20,7 @@ from controller.config import PortConfig, QueueConfig, load_config
 from controller.disciplines.red import RedConfig
 from controller.session import apply_config
 
-DRAIN_PPS = 500
+DRAIN_PPS = 100
 RED = {"discipline": "red", "min_th": 5, "max_th": 15, "max_p": 0.2, "w_q": 1 / 4, "qlen": 40}
 ECN_NOT_ECT, ECN_ECT0, ECN_CE = 0, 2, 3
 

@@ -12,10 +12,12 @@ from typing import Literal
 import finsy as fy
 from pydantic import Field, model_validator
 
-from controller.disciplines.red import PORT_KEY, RANGE_PRIORITY, _range_entries
+from controller.disciplines.red import PORT_KEY, RANGE_PRIORITY, RedConfig, range_entries
+from controller.sampler import Probe
 from controller.schema import StrictModel
 from p4aqm.models.ared import AredConfig as AredTables
 from p4aqm.models.ared import AredParams
+from p4aqm.models.fixed_point import PROB_BITS
 from p4aqm.models.red import RedParams
 
 
@@ -40,6 +42,11 @@ class AredConfig(StrictModel):
     def _valid_ared(self) -> "AredConfig":
         self.params()  # the model's own checks, reported at this field
         return self
+
+    def probes(self) -> list[Probe]:
+        """RED's columns (ared.p4 keeps RED's register and counter names), and max_p."""
+        red = RedConfig(discipline="red", min_th=self.min_th, max_th=self.max_th, max_p=self.max_p)
+        return [*red.probes(), Probe("max_p", "register", "ared_max_p", 2.0**-PROB_BITS)]
 
     def params(self) -> AredParams:
         red = RedParams(
@@ -91,7 +98,7 @@ class AredConfig(StrictModel):
             )
             for e in tables.ramp
         ]
-        decay = _range_entries(
+        decay = range_entries(
             "MyIngress.red_decay",
             "meta.idle_us",
             "MyIngress.red_set_decay",

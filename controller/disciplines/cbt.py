@@ -26,7 +26,8 @@ from typing import Literal
 import finsy as fy
 from pydantic import Field
 
-from controller.disciplines.red import PORT_KEY, RedConfig, _range_entries
+from controller.disciplines.red import PORT_KEY, RedConfig, range_entries
+from controller.sampler import Probe
 from controller.schema import StrictModel
 from p4aqm.models.cbt import CbtConfig as CbtTables
 from p4aqm.models.cbt import CbtParams, TrafficClass
@@ -75,6 +76,11 @@ class CbtConfig(RedConfig):
     unmarked_th: float = Field(ge=0)
     classes: list[CbtClassRule] = Field(default=[], max_length=MAX_RULES)
 
+    def probes(self) -> list[Probe]:
+        """The port's occupancy. Per-class state and counters sit at index port * 4 +
+        class, which a Probe (a cell at the port's index) cannot name yet."""
+        return [Probe("qlen_pkts", "register", "cbt_port_qlen")]
+
     def entries(self, port: int) -> list[fy.P4TableEntry]:
         tables = CbtTables.from_params(
             CbtParams(
@@ -114,10 +120,10 @@ class CbtConfig(RedConfig):
             )
             for index, (match, traffic_class) in enumerate(rules)
         ]
-        ramp = _range_entries(
+        ramp = range_entries(
             "MyIngress.cbt_ramp", "meta.avg", "MyIngress.cbt_set_p_b", "p_b", port, red.p_b_table
         )
-        decay = _range_entries(
+        decay = range_entries(
             "MyIngress.cbt_decay",
             "meta.idle_us",
             "MyIngress.cbt_set_decay",

@@ -11,7 +11,7 @@ from typing import Literal
 import finsy as fy
 from pydantic import Field, model_validator
 
-from controller.disciplines.red import PORT_KEY, _range_entries
+from controller.disciplines.red import PORT_KEY, range_entries
 from controller.sampler import Probe
 from controller.schema import StrictModel
 from p4aqm.models.fixed_point import AVG_FRAC_BITS
@@ -93,10 +93,10 @@ class FredConfig(StrictModel):
                 slot_mask=tables.slot_mask,
             ),
         )
-        ramp = _range_entries(
+        ramp = range_entries(
             "MyIngress.fred_ramp", "meta.avg", "MyIngress.fred_set_p_b", "p_b", port, red.p_b_table
         )
-        decay = _range_entries(
+        decay = range_entries(
             "MyIngress.fred_decay",
             "meta.idle_us",
             "MyIngress.fred_set_decay",

@@ -68,7 +68,7 @@ PORT_KEY = "standard_metadata.egress_spec"
 RANGE_PRIORITY = 1
 
 
-def _range_entries(
+def range_entries(
     table: str, key: str, action: str, param: str, port: int, entries: tuple[RangeEntry, ...]
 ) -> list[fy.P4TableEntry]:
     return [
@@ -96,10 +96,10 @@ def red_entries(port: int, config: "RedConfig") -> list[fy.P4TableEntry]:
             ecn_enabled=int(tables.ecn),
         ),
     )
-    ramp = _range_entries(
+    ramp = range_entries(
         "MyIngress.red_ramp", "meta.avg", "MyIngress.red_set_p_b", "p_b", port, tables.p_b_table
     )
-    decay = _range_entries(
+    decay = range_entries(
         "MyIngress.red_decay",
         "meta.idle_us",
         "MyIngress.red_set_decay",

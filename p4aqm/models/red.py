@@ -103,11 +103,11 @@ class RedConfig:
     def from_params(cls, params: RedParams) -> "RedConfig":
         min_th = packets_to_avg(params.min_th_pkts)
         max_th = packets_to_avg(params.max_th_pkts)
-        ramp = _ramp(min_th, max_th, 0.0, params.max_p)
+        bins = ramp_bins(min_th, max_th, 0.0, params.max_p)
         ramp_end = max_th
         if params.gentle:
             ramp_end = 2 * max_th
-            ramp += _ramp(max_th, ramp_end, params.max_p, 1.0)
+            bins += ramp_bins(max_th, ramp_end, params.max_p, 1.0)
         k = weight_shift(params.w_q)
         return cls(
             k=k,
@@ -116,12 +116,12 @@ class RedConfig:
             ramp_end=ramp_end,
             limit_pkts=params.qlen_pkts,
             ecn=params.ecn,
-            p_b_table=tuple(ramp),
+            p_b_table=tuple(bins),
             decay_table=_decay(params.w_q, params.idle_pkt_time_us),
         )
 
 
-def _ramp(low: int, high: int, p_low: float, p_high: float) -> list[RangeEntry]:
+def ramp_bins(low: int, high: int, p_low: float, p_high: float) -> list[RangeEntry]:
     """Linear p from p_low at `low` to p_high at `high`, sampled at each bin's middle."""
     bins = min(RAMP_BINS, high - low)
     entries = []
@@ -148,7 +148,7 @@ def _decay(w_q: float, pkt_time_us: float) -> tuple[RangeEntry, ...]:
     return tuple(entries)
 
 
-def _lookup(table: tuple[RangeEntry, ...], key: int) -> int | None:
+def lookup(table: tuple[RangeEntry, ...], key: int) -> int | None:
     for entry in table:
         if entry.low <= key <= entry.high:
             return entry.value
@@ -169,8 +169,8 @@ class RedQueue:
     def arrive(self, now_us: int, ect: bool, draw: Callable[[], int]) -> Decision:
         """One arrival at time now_us; `draw()` returns the data plane's next random value
         in [0, 2^24), called exactly when the P4 program calls random()."""
-        self._update_avg(now_us)
-        decision = self._decide(ect, draw)
+        self.update_avg(now_us)
+        decision = self.decide(ect, draw)
         if decision in (Decision.ENQUEUE, Decision.MARK):
             # As in ns-2 and Linux, the hard limit applies after RED has decided.
             if self.qlen >= self.config.limit_pkts:
@@ -183,10 +183,10 @@ class RedQueue:
         if self.qlen == 0:
             self.idle_since_us = now_us
 
-    def _update_avg(self, now_us: int) -> None:
+    def update_avg(self, now_us: int) -> None:
         cfg = self.config
         if self.qlen == 0:
-            factor = _lookup(cfg.decay_table, now_us - self.idle_since_us)
+            factor = lookup(cfg.decay_table, now_us - self.idle_since_us)
             self.avg = (self.avg * factor) >> DECAY_BITS if factor is not None else 0
         target = self.qlen << AVG_FRAC_BITS
         if target >= self.avg:
@@ -194,7 +194,7 @@ class RedQueue:
         else:
             self.avg -= (self.avg - target) >> cfg.k
 
-    def _decide(self, ect: bool, draw: Callable[[], int]) -> Decision:
+    def decide(self, ect: bool, draw: Callable[[], int]) -> Decision:
         cfg = self.config
         if self.avg < cfg.min_th:
             self.count = -1
@@ -206,7 +206,7 @@ class RedQueue:
         if self.count == 0:
             self.q_r = draw()
             return Decision.ENQUEUE
-        p_b = _lookup(cfg.p_b_table, self.avg)
+        p_b = lookup(cfg.p_b_table, self.avg)
         assert p_b is not None, "the ramp table covers [min_th, ramp_end)"
         if self.count * p_b >= self.q_r:
             self.count = 0

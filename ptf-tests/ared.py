@@ -1,0 +1,153 @@
+"""PTF tests for p4src/ared.p4: Adaptive RED on port 2 of a switch whose queue drains slowly.
+
+Test parameters (ptf --test-params):
+  config   path of a controller YAML config for ared.p4 (pipeline, switch, routes)
+
+Each test applies that config with a drain rate and ARED for port 2, then zeroes port
+2's registers over P4Runtime (the controller keeps the pipeline, and with it the state
+the previous test left).
+It offers traffic from port 1 for a while and reads max_p back from the ared_max_p
+register over P4Runtime: the value must be one of the model's iterates of the
+adaptation, in the expected direction. The adaptation interval is short (0.1 s) so
+that two seconds of traffic give about twenty adaptations.
+"""
+
+import asyncio
+import time
+from pathlib import Path
+
+import finsy as fy
+import ptf
+from ptf import testutils
+from ptf.base_tests import BaseTest
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
+
+from controller.config import ControllerConfig, PortConfig, QueueConfig, load_config
+from controller.disciplines.ared import AredConfig
+from controller.session import apply_config
+from p4aqm.models.ared import AredConfig as AredTables
+from p4aqm.models.ared import adapted
+
+PORT = 2
+DRAIN_PPS = 500
+ARED = {"discipline": "ared", "min_th": 5, "max_th": 15, "w_q": 1 / 4, "qlen": 40}
+INTERVAL_S = 0.1
+PROB_ONE = 1 << 24  # max_p is held in 2^-24
+REGISTERS = (
+    "red_qlen",
+    "red_avg",
+    "red_count",
+    "red_q_r",
+    "red_idle_since",
+    "ared_max_p",
+    "ared_next_adapt",
+)
+
+
+def _options(config: ControllerConfig) -> fy.SwitchOptions:
+    # Without p4force, finsy keeps the pipeline apply_config pushed (the cookies match),
+    # and with it the routes.
+    return fy.SwitchOptions(
+        p4info=config.pipeline.p4info,
+        p4blob=config.pipeline.bmv2_json,
+        device_id=config.switch.device_id,
+        initial_election_id=config.switch.election_id,
+    )
+
+
+async def _reset(config: ControllerConfig) -> None:
+    """Start port 2 afresh: ARED's registers to 0, as a new pipeline has them."""
+    async with fy.Switch("ared-ptf", config.switch.grpc_addr, _options(config)) as switch:
+        await switch.modify([fy.P4RegisterEntry(name, index=PORT, data=0) for name in REGISTERS])
+
+
+async def _read_register(config: ControllerConfig, name: str) -> int:
+    async with fy.Switch("ared-ptf", config.switch.grpc_addr, _options(config)) as switch:
+        async for entry in switch.read(fy.P4RegisterEntry(name, index=PORT)):
+            return int(entry.data)
+    raise AssertionError(f"no {name}[{PORT}] in the switch's answer")
+
+
+class AredTest(BaseTest):
+    initial_max_p = 0.1
+
+    def setUp(self) -> None:
+        BaseTest.setUp(self)
+        self.dataplane = ptf.dataplane_instance
+        self.dataplane.flush()
+        config = load_config(Path(testutils.test_params_get()["config"]))
+        self.ared = AredConfig(**ARED, max_p=self.initial_max_p, interval_s=INTERVAL_S)
+        port2 = PortConfig(queue=QueueConfig(rate_pps=DRAIN_PPS, depth_packets=200), aqm=self.ared)
+        self.config = config.model_copy(update={"ports": {PORT: port2}})
+        apply_config(self.config)
+        asyncio.run(_reset(self.config))
+
+    def max_p(self) -> int:
+        """max_p from its register, in 2^-24."""
+        return asyncio.run(_read_register(self.config, "ared_max_p"))
+
+    def adaptations(self, max_p: int, avg: int) -> int:
+        """How many adaptations at average avg take the initial max_p to max_p: the
+        register must hold one of the model's iterates, or the test fails."""
+        tables = AredTables.from_params(self.ared.params())
+        value = tables.max_p_init
+        for steps in range(1000):
+            if value == max_p:
+                return steps
+            value = adapted(tables, value, avg)
+        self.fail(f"max_p {max_p / PROB_ONE:.6f} is no iterate of the adaptation")
+
+    def offer(self, rate_pps: float, duration_s: float) -> None:
+        """UDP packets from port 1 to port 2 at about rate_pps, for duration_s."""
+        frame = bytes(
+            Ether(dst="00:00:00:00:01:ff", src="00:00:00:00:01:01")
+            / IP(src="10.0.1.1", dst="10.0.2.1")
+            / UDP(sport=5000, dport=5001)
+            / (b"p" * 64)
+        )
+        start = time.monotonic()
+        sent = 0
+        while (elapsed := time.monotonic() - start) < duration_s:
+            if sent < elapsed * rate_pps:
+                testutils.send_packet(self, 1, frame)
+                sent += 1
+            else:
+                time.sleep(1 / rate_pps / 4)
+        # Wait for the queue to empty: the next test zeroes qlen, and a packet still
+        # queued would then leave and take itself off a qlen that no longer counts it
+        # (wrapping it round).
+        while isinstance(
+            testutils.dp_poll(self, device_number=0, port_number=2, timeout=0.3),
+            self.dataplane.PollSuccess,
+        ):
+            pass
+        self.dataplane.flush()
+
+
+class MaxPRisesUnderOverload(AredTest):
+    """Three times the drain rate holds the average above the target band (RED's drops
+    cannot bring it down with a small max_p): max_p climbs, additively, by the model's
+    steps, once per interval."""
+
+    initial_max_p = 0.02
+
+    def runTest(self) -> None:
+        self.offer(rate_pps=3 * DRAIN_PPS, duration_s=2.0)
+        steps = self.adaptations(self.max_p(), avg=1 << 30)
+        # 2 s of 0.1 s intervals: 19 or 20 adaptations, fewer if the sender stalled.
+        self.assertGreaterEqual(steps, 10)
+        self.assertLessEqual(steps, 20)
+
+
+class MaxPFallsWhenUnderloaded(AredTest):
+    """A fifth of the drain rate keeps the average below the target band: max_p falls,
+    multiplicatively, from a high start, by the model's steps, once per interval."""
+
+    initial_max_p = 0.3
+
+    def runTest(self) -> None:
+        self.offer(rate_pps=DRAIN_PPS / 5, duration_s=2.0)
+        steps = self.adaptations(self.max_p(), avg=0)
+        self.assertGreaterEqual(steps, 10)
+        self.assertLessEqual(steps, 20)

@@ -1,0 +1,30 @@
+"""Runs ptf-tests/fred.py against `p4aqm switch` running p4src/fred.p4 on veths."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+from test_ptf_l3_forward import EXAMPLE_CONFIG, run_ptf
+
+from p4aqm.netlab import TestNetwork
+from programs import P4SRC, CompiledProgram, compile_program
+
+
+@pytest.fixture(scope="module")
+def fred_program(tmp_path_factory: pytest.TempPathFactory) -> CompiledProgram:
+    return compile_program(P4SRC / "fred.p4", tmp_path_factory.mktemp("fred"))
+
+
+def test_fred_ptf_suite(fred_program: CompiledProgram, tmp_path: Path) -> None:
+    with TestNetwork(ports=2) as net:
+        config = yaml.safe_load(EXAMPLE_CONFIG.read_text())
+        config["switch"]["grpc_addr"] = net.start_switch()
+        config["pipeline"] = {
+            "p4info": str(fred_program.p4info_path),
+            "bmv2_json": str(fred_program.json_path),
+        }
+        path = tmp_path / "controller.yaml"
+        path.write_text(yaml.safe_dump(config))
+        result = run_ptf(net, path, tmp_path / "ptf-logs", install_routes=True, tests=["fred"])
+    assert "fred.AggressiveFlowHeldNearMaxQ ... ok" in result.stderr, result.stdout + result.stderr
+    assert result.returncode == 0
