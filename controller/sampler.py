@@ -3,8 +3,9 @@
 Each tick sends one ReadRequest for every register cell and counter cell the ports'
 disciplines name (see each discipline's `probes()`), and writes one row per port: the
 time since sampling began, the port, and each probe's value in its unit (packets, not
-fixed point). Our switch answers register reads; on BMv2, whose P4Runtime server does not,
-the register columns cannot be read and the counters are what remains.
+fixed point). Our switch answers register reads; BMv2's P4Runtime server answers them
+UNIMPLEMENTED, so there the sampler drops the register columns after the first refusal,
+says so on stderr, and goes on with the counters (marks and drops) alone.
 
 The file is complete whatever ends the run: CSV is flushed after every tick, and a
 Parquet file writes a row group every second and its footer on SIGINT or SIGTERM.
@@ -12,6 +13,7 @@ Parquet file writes a row group every second and its footer on SIGINT or SIGTERM
 
 import csv
 import signal
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -120,14 +122,40 @@ class Sampler:
 
     def read(self, t_s: float) -> list[dict[str, float]]:
         rows: dict[int, dict[str, float]] = {}
-        entities = [e for reply in self._stub.Read(self._request) for e in reply.entities]
+        try:
+            entities = [e for reply in self._stub.Read(self._request) for e in reply.entities]
+        except grpc.RpcError as exc:
+            if exc.code() != grpc.StatusCode.UNIMPLEMENTED or not self._drop_registers():
+                raise
+            entities = [e for reply in self._stub.Read(self._request) for e in reply.entities]
         for (port, probe), entity in zip(self._cells, entities, strict=True):
             if probe.kind == "register":
                 value = int.from_bytes(entity.register_entry.data.bitstring, "big")
             else:
                 value = entity.counter_entry.data.packet_count
-            rows.setdefault(port, {"t_s": t_s, "port": port})[probe.column] = value * probe.scale
+            # Counts stay integers; only scaled values (fixed point) become floats.
+            scaled = value * probe.scale if probe.scale != 1.0 else value
+            rows.setdefault(port, {"t_s": t_s, "port": port})[probe.column] = scaled
         return list(rows.values())
+
+    def _drop_registers(self) -> bool:
+        """Go on without the register cells; False if there were none to drop."""
+        kept = [
+            (cell, e)
+            for cell, e in zip(self._cells, self._request.entities, strict=True)
+            if cell[1].kind != "register"
+        ]
+        if len(kept) == len(self._cells):
+            return False
+        dropped = sorted({probe.column for _, probe in self._cells if probe.kind == "register"})
+        print(
+            f"sampler: the switch does not read registers; sampling without {dropped}",
+            file=sys.stderr,
+        )
+        self._cells = [cell for cell, _ in kept]
+        del self._request.entities[:]
+        self._request.entities.extend(e for _, e in kept)
+        return True
 
     def close(self) -> None:
         self._channel.close()

@@ -8,11 +8,18 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import grpc
 import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from controller.config import load_config
+from controller.sampler import Sampler, sample
+from controller.session import apply_config
+from p4switch._dataplane import Dataplane
+from p4switch.runtime.server import P4RuntimeService, ServerThread
 from programs import P4SRC, CompiledProgram, compile_program
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "clients"))
@@ -118,3 +125,33 @@ def test_sample_without_aqm_is_an_error(
     )
     assert result.returncode == 1
     assert "--sample: no port has an aqm" in result.stderr
+
+
+class BmV2LikeService(P4RuntimeService):
+    """Our server, but refusing register reads as BMv2's P4Runtime server does."""
+
+    async def Read(self, request: Any, context: Any) -> Any:  # noqa: N802 - gRPC's name
+        if any(entity.HasField("register_entry") for entity in request.entities):
+            await context.abort(grpc.StatusCode.UNIMPLEMENTED, "RegisterEntry reads")
+        async for reply in super().Read(request, context):
+            yield reply
+
+
+def test_without_register_reads_the_counters_remain(
+    red_program: CompiledProgram, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dataplane = Dataplane(seed=1)
+    server = ServerThread(BmV2LikeService(dataplane, device_id=0))
+    address = f"127.0.0.1:{server.start()}"
+    try:
+        config = load_config(red_config(tmp_path, red_program, address))
+        apply_config(config)
+        ports = {port: c.aqm.probes() for port, c in config.ports.items()}
+        sampler = Sampler(address, 0, config.pipeline.p4info, ports)
+        written = sample(sampler, tmp_path / "s.csv", period_s=0.01, duration_s=0.2)
+    finally:
+        server.stop()
+    rows = list(csv.DictReader((tmp_path / "s.csv").read_text().splitlines()))
+    assert written == len(rows) > 0
+    assert all(row["qlen_pkts"] == "" and row["marks"] == "0" for row in rows)
+    assert "sampling without ['avg_pkts', 'qlen_pkts']" in capsys.readouterr().err
