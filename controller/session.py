@@ -19,7 +19,7 @@ class PipelineMismatch(Exception):
     """The config asks for tables or actions that the program does not have."""
 
 
-def _check_against_p4info(config: ControllerConfig, entries: list[fy.P4TableEntry]) -> None:
+def check_against_p4info(config: ControllerConfig, entries: list[fy.P4TableEntry]) -> None:
     """Encode every entry offline first, so a config that does not fit the program fails
     before anything is sent, with the table or field it names."""
     schema = fy.P4Schema(config.pipeline.p4info)
@@ -30,6 +30,15 @@ def _check_against_p4info(config: ControllerConfig, entries: list[fy.P4TableEntr
             raise PipelineMismatch(f"{config.pipeline.p4info}: {exc}") from None
 
 
+def desired_entries(config: ControllerConfig) -> list[fy.P4TableEntry]:
+    """Every table entry the config asks for: routes, then each port's discipline."""
+    entries = [route_entry(route) for route in config.routes]
+    for port, port_config in sorted(config.ports.items()):
+        if port_config.aqm is not None:
+            entries += port_config.aqm.entries(port)
+    return entries
+
+
 async def _apply(config: ControllerConfig) -> tuple[int, int, int]:
     options = fy.SwitchOptions(
         p4info=config.pipeline.p4info,
@@ -37,11 +46,8 @@ async def _apply(config: ControllerConfig) -> tuple[int, int, int]:
         device_id=config.switch.device_id,
         initial_election_id=config.switch.election_id,
     )
-    entries = [route_entry(route) for route in config.routes]
-    for port, port_config in sorted(config.ports.items()):
-        if port_config.aqm is not None:
-            entries += port_config.aqm.entries(port)
-    _check_against_p4info(config, entries)
+    entries = desired_entries(config)
+    check_against_p4info(config, entries)
     async with fy.Switch("p4aqm", config.switch.grpc_addr, options) as switch:
         changes = await sync_tables(switch, entries)
     await apply_ports(config.switch.grpc_addr, config.ports)
