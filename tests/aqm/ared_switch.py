@@ -6,7 +6,7 @@ serve for them; this module adds its tables and its two registers.
 
 from pathlib import Path
 
-from red_switch import IN_PORT, OUT_PORT, ROUTE, _u
+from red_switch import OUT_PORT, routed_dataplane, u
 
 from p4aqm.models.ared import AredConfig
 from p4switch._dataplane import Dataplane
@@ -19,52 +19,40 @@ def compile_ared(out_dir: Path) -> bytes:
 
 def ared_dataplane(bmv2_json: bytes, config: AredConfig, rate_pps: float, seed: int) -> Dataplane:
     red = config.red
-    dp = Dataplane(seed=seed, virtual_time=True)
-    dp.add_memory_port(IN_PORT)
-    dp.add_memory_port(OUT_PORT)
-    dp.load_pipeline(bmv2_json)
-    dp.table_add(
-        "MyIngress.ipv4_lpm",
-        [ROUTE],
-        "MyIngress.ipv4_forward",
-        [bytes(6), bytes(6), _u(OUT_PORT, 2)],
-        0,
-    )
+    dp = routed_dataplane(bmv2_json, seed)
     dp.table_add(
         "MyIngress.ared_config",
-        [("exact", _u(OUT_PORT, 2))],
+        [("exact", u(OUT_PORT, 2))],
         "MyIngress.ared_set_params",
         [
-            _u(red.k, 1),
-            _u(red.min_th, 4),
-            _u(red.ramp_end, 4),
-            _u(red.limit_pkts, 4),
-            _u(int(red.ecn), 1),
-            _u(config.band_low, 4),
-            _u(config.band_high, 4),
-            _u(config.interval_us, 6),
-            _u(config.max_p_init, 4),
-            _u(config.max_p_top, 4),
-            _u(config.max_p_bottom, 4),
-            _u(config.alpha, 4),
-            _u(config.beta, 4),
+            u(red.k, 1),
+            u(red.min_th, 4),
+            u(red.ramp_end, 4),
+            u(red.limit_pkts, 4),
+            u(int(red.ecn), 1),
+            u(config.band_low, 4),
+            u(config.band_high, 4),
+            u(config.interval_us, 6),
+            u(config.max_p_init, 4),
+            u(config.max_p_top, 4),
+            u(config.max_p_bottom, 4),
+            u(config.alpha, 4),
+            u(config.beta, 4),
         ],
         0,
     )
     for entry in config.ramp:
-        keys = [("exact", _u(OUT_PORT, 2)), ("range", _u(entry.low, 8), _u(entry.high, 8))]
+        keys = [("exact", u(OUT_PORT, 2)), ("range", u(entry.low, 8), u(entry.high, 8))]
         dp.table_add(
             "MyIngress.ared_ramp",
             keys,
             "MyIngress.ared_set_ramp",
-            [_u(entry.a, 4), _u(entry.b, 4)],
+            [u(entry.a, 4), u(entry.b, 4)],
             1,
         )
     for entry in red.decay_table:
-        keys = [("exact", _u(OUT_PORT, 2)), ("range", _u(entry.low, 8), _u(entry.high, 8))]
-        dp.table_add(
-            "MyIngress.red_decay", keys, "MyIngress.red_set_decay", [_u(entry.value, 4)], 1
-        )
+        keys = [("exact", u(OUT_PORT, 2)), ("range", u(entry.low, 8), u(entry.high, 8))]
+        dp.table_add("MyIngress.red_decay", keys, "MyIngress.red_set_decay", [u(entry.value, 4)], 1)
     # The traffic manager's own queue is deeper than ARED's limit: only ARED drops.
     dp.set_queue(OUT_PORT, rate_pps=rate_pps, depth_packets=red.limit_pkts + 64)
     return dp

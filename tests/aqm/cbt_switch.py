@@ -3,13 +3,12 @@
 from dataclasses import dataclass
 from pathlib import Path
 
+from red_switch import OUT_PORT, install_range, routed_dataplane, u
+
 from p4aqm.models.cbt import CbtConfig, CbtDecision, TrafficClass
-from p4aqm.models.red import RangeEntry
 from p4switch._dataplane import Dataplane
 from programs import P4SRC, compile_program
 
-IN_PORT, OUT_PORT = 1, 2
-ROUTE = ("lpm", bytes([10, 0, 2, 0]), 24)
 # The marked class in these tests: UDP with DSCP EF (46), as a multimedia sender marks.
 DSCP_EF = 46
 IP_PROTO_TCP, IP_PROTO_UDP = 6, 17
@@ -31,62 +30,42 @@ def slot(traffic_class: TrafficClass) -> int:
     return OUT_PORT * 4 + traffic_class
 
 
-def _u(value: int, width_bytes: int) -> bytes:
-    return value.to_bytes(width_bytes, "big")
-
-
-def _install_range(dp: Dataplane, table: str, action: str, entries: tuple[RangeEntry, ...]) -> None:
-    for entry in entries:
-        keys = [("exact", _u(OUT_PORT, 2)), ("range", _u(entry.low, 8), _u(entry.high, 8))]
-        dp.table_add(table, keys, action, [_u(entry.value, 4)], 1)
-
-
 def _install_class(dp: Dataplane, protocol: int, dscp: int | None, cls: TrafficClass) -> None:
     wildcard = [("ternary", bytes(4), bytes(4))] * 2 + [("ternary", bytes(2), bytes(2))] * 2
-    dscp_key = ("ternary", _u(dscp or 0, 1), _u(0x3F if dscp is not None else 0, 1))
+    dscp_key = ("ternary", u(dscp or 0, 1), u(0x3F if dscp is not None else 0, 1))
     keys = [
-        ("exact", _u(OUT_PORT, 2)),
-        ("ternary", _u(protocol, 1), _u(0xFF, 1)),
+        ("exact", u(OUT_PORT, 2)),
+        ("ternary", u(protocol, 1), u(0xFF, 1)),
         dscp_key,
         *wildcard,
     ]
-    dp.table_add("MyIngress.cbt_class", keys, "MyIngress.cbt_set_class", [_u(cls, 1)], 1)
+    dp.table_add("MyIngress.cbt_class", keys, "MyIngress.cbt_set_class", [u(cls, 1)], 1)
 
 
 def cbt_dataplane(bmv2_json: bytes, config: CbtConfig, rate_pps: float, seed: int) -> Dataplane:
     """Port 1 in, port 2 out under CBT: TCP is the TCP class, UDP with DSCP EF the marked
     class, and the table's default leaves everything else unmarked."""
     red = config.red
-    dp = Dataplane(seed=seed, virtual_time=True)
-    dp.add_memory_port(IN_PORT)
-    dp.add_memory_port(OUT_PORT)
-    dp.load_pipeline(bmv2_json)
-    dp.table_add(
-        "MyIngress.ipv4_lpm",
-        [ROUTE],
-        "MyIngress.ipv4_forward",
-        [bytes(6), bytes(6), _u(OUT_PORT, 2)],
-        0,
-    )
+    dp = routed_dataplane(bmv2_json, seed)
     dp.table_add(
         "MyIngress.cbt_config",
-        [("exact", _u(OUT_PORT, 2))],
+        [("exact", u(OUT_PORT, 2))],
         "MyIngress.cbt_set_params",
         [
-            _u(red.k, 1),
-            _u(red.min_th, 4),
-            _u(red.ramp_end, 4),
-            _u(red.limit_pkts, 4),
-            _u(int(red.ecn), 1),
-            _u(config.marked_th, 4),
-            _u(config.unmarked_th, 4),
+            u(red.k, 1),
+            u(red.min_th, 4),
+            u(red.ramp_end, 4),
+            u(red.limit_pkts, 4),
+            u(int(red.ecn), 1),
+            u(config.marked_th, 4),
+            u(config.unmarked_th, 4),
         ],
         0,
     )
     _install_class(dp, IP_PROTO_TCP, None, TrafficClass.TCP)
     _install_class(dp, IP_PROTO_UDP, DSCP_EF, TrafficClass.MARKED)
-    _install_range(dp, "MyIngress.cbt_ramp", "MyIngress.cbt_set_p_b", red.p_b_table)
-    _install_range(dp, "MyIngress.cbt_decay", "MyIngress.cbt_set_decay", red.decay_table)
+    install_range(dp, "MyIngress.cbt_ramp", "MyIngress.cbt_set_p_b", red.p_b_table)
+    install_range(dp, "MyIngress.cbt_decay", "MyIngress.cbt_set_decay", red.decay_table)
     # The traffic manager's own queue is deeper than CBT's limit: only CBT drops.
     dp.set_queue(OUT_PORT, rate_pps=rate_pps, depth_packets=red.limit_pkts + 64)
     return dp

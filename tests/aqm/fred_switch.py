@@ -3,13 +3,12 @@
 from dataclasses import dataclass
 from pathlib import Path
 
+from red_switch import OUT_PORT, install_range, routed_dataplane, u
+
 from p4aqm.models.fred import FredConfig
-from p4aqm.models.red import RangeEntry
 from p4switch._dataplane import Dataplane
 from programs import P4SRC, compile_program
 
-IN_PORT, OUT_PORT = 1, 2
-ROUTE = ("lpm", bytes([10, 0, 2, 0]), 24)
 PORT_REGISTERS = ("fred_avg", "fred_count", "fred_q_r", "fred_qlen", "fred_nactive")
 FRED_COUNTERS = (
     "MyIngress.fred_flow_drops",
@@ -23,50 +22,30 @@ def compile_fred(out_dir: Path) -> bytes:
     return compile_program(P4SRC / "fred.p4", out_dir).json_path.read_bytes()
 
 
-def _u(value: int, width_bytes: int) -> bytes:
-    return value.to_bytes(width_bytes, "big")
-
-
-def _install_range(dp: Dataplane, table: str, action: str, entries: tuple[RangeEntry, ...]) -> None:
-    for entry in entries:
-        keys = [("exact", _u(OUT_PORT, 2)), ("range", _u(entry.low, 8), _u(entry.high, 8))]
-        dp.table_add(table, keys, action, [_u(entry.value, 4)], 1)
-
-
 def fred_dataplane(bmv2_json: bytes, config: FredConfig, rate_pps: float, seed: int) -> Dataplane:
-    dp = Dataplane(seed=seed, virtual_time=True)
-    dp.add_memory_port(IN_PORT)
-    dp.add_memory_port(OUT_PORT)
-    dp.load_pipeline(bmv2_json)
-    dp.table_add(
-        "MyIngress.ipv4_lpm",
-        [ROUTE],
-        "MyIngress.ipv4_forward",
-        [bytes(6), bytes(6), _u(OUT_PORT, 2)],
-        0,
-    )
+    dp = routed_dataplane(bmv2_json, seed)
     red = config.red
     dp.table_add(
         "MyIngress.fred_config",
-        [("exact", _u(OUT_PORT, 2))],
+        [("exact", u(OUT_PORT, 2))],
         "MyIngress.fred_set_params",
         [
-            _u(red.k, 1),
-            _u(red.min_th, 4),
-            _u(red.max_th, 4),
-            _u(red.limit_pkts, 4),
-            _u(config.min_q, 4),
-            _u(config.max_q, 4),
-            _u(config.slot_base, 4),
-            _u(config.slot_mask, 4),
+            u(red.k, 1),
+            u(red.min_th, 4),
+            u(red.max_th, 4),
+            u(red.limit_pkts, 4),
+            u(config.min_q, 4),
+            u(config.max_q, 4),
+            u(config.slot_base, 4),
+            u(config.slot_mask, 4),
         ],
         0,
     )
-    _install_range(dp, "MyIngress.fred_ramp", "MyIngress.fred_set_p_b", red.p_b_table)
-    _install_range(dp, "MyIngress.fred_decay", "MyIngress.fred_set_decay", red.decay_table)
+    install_range(dp, "MyIngress.fred_ramp", "MyIngress.fred_set_p_b", red.p_b_table)
+    install_range(dp, "MyIngress.fred_decay", "MyIngress.fred_set_decay", red.decay_table)
     for nactive, recip in config.share_table:
-        keys = [("exact", _u(OUT_PORT, 2)), ("exact", _u(nactive, 4))]
-        dp.table_add("MyIngress.fred_share", keys, "MyIngress.fred_set_share", [_u(recip, 4)], 0)
+        keys = [("exact", u(OUT_PORT, 2)), ("exact", u(nactive, 4))]
+        dp.table_add("MyIngress.fred_share", keys, "MyIngress.fred_set_share", [u(recip, 4)], 0)
     # The traffic manager's own queue is deeper than FRED's limit: only FRED drops.
     dp.set_queue(OUT_PORT, rate_pps=rate_pps, depth_packets=red.limit_pkts + 64)
     return dp

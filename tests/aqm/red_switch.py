@@ -16,17 +16,18 @@ RED_COUNTERS = (
 )
 
 
-def _u(value: int, width_bytes: int) -> bytes:
+def u(value: int, width_bytes: int) -> bytes:
     return value.to_bytes(width_bytes, "big")
 
 
-def _install_range(dp: Dataplane, table: str, action: str, entries: tuple[RangeEntry, ...]) -> None:
+def install_range(dp: Dataplane, table: str, action: str, entries: tuple[RangeEntry, ...]) -> None:
     for entry in entries:
-        keys = [("exact", _u(OUT_PORT, 2)), ("range", _u(entry.low, 8), _u(entry.high, 8))]
-        dp.table_add(table, keys, action, [_u(entry.value, 4)], 1)
+        keys = [("exact", u(OUT_PORT, 2)), ("range", u(entry.low, 8), u(entry.high, 8))]
+        dp.table_add(table, keys, action, [u(entry.value, 4)], 1)
 
 
-def red_dataplane(bmv2_json: bytes, config: RedConfig, rate_pps: float, seed: int) -> Dataplane:
+def routed_dataplane(bmv2_json: bytes, seed: int) -> Dataplane:
+    """A virtual-time dataplane running the program, with 10.0.2.0/24 routed to OUT_PORT."""
     dp = Dataplane(seed=seed, virtual_time=True)
     dp.add_memory_port(IN_PORT)
     dp.add_memory_port(OUT_PORT)
@@ -35,24 +36,29 @@ def red_dataplane(bmv2_json: bytes, config: RedConfig, rate_pps: float, seed: in
         "MyIngress.ipv4_lpm",
         [ROUTE],
         "MyIngress.ipv4_forward",
-        [bytes(6), bytes(6), _u(OUT_PORT, 2)],
+        [bytes(6), bytes(6), u(OUT_PORT, 2)],
         0,
     )
+    return dp
+
+
+def red_dataplane(bmv2_json: bytes, config: RedConfig, rate_pps: float, seed: int) -> Dataplane:
+    dp = routed_dataplane(bmv2_json, seed)
     dp.table_add(
         "MyIngress.red_config",
-        [("exact", _u(OUT_PORT, 2))],
+        [("exact", u(OUT_PORT, 2))],
         "MyIngress.red_set_params",
         [
-            _u(config.k, 1),
-            _u(config.min_th, 4),
-            _u(config.ramp_end, 4),
-            _u(config.limit_pkts, 4),
-            _u(int(config.ecn), 1),
+            u(config.k, 1),
+            u(config.min_th, 4),
+            u(config.ramp_end, 4),
+            u(config.limit_pkts, 4),
+            u(int(config.ecn), 1),
         ],
         0,
     )
-    _install_range(dp, "MyIngress.red_ramp", "MyIngress.red_set_p_b", config.p_b_table)
-    _install_range(dp, "MyIngress.red_decay", "MyIngress.red_set_decay", config.decay_table)
+    install_range(dp, "MyIngress.red_ramp", "MyIngress.red_set_p_b", config.p_b_table)
+    install_range(dp, "MyIngress.red_decay", "MyIngress.red_set_decay", config.decay_table)
     # The traffic manager's own queue is deeper than RED's limit: only RED drops.
     dp.set_queue(OUT_PORT, rate_pps=rate_pps, depth_packets=config.limit_pkts + 64)
     return dp
