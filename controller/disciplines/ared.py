@@ -12,27 +12,25 @@ from typing import Literal
 import finsy as fy
 from pydantic import Field, model_validator
 
-from controller.disciplines.red import PORT_KEY, RANGE_PRIORITY, RedConfig, range_entries
+from controller.disciplines.red import (
+    PORT_KEY,
+    RANGE_PRIORITY,
+    RedConfig,
+    RedSettings,
+    range_entries,
+)
 from controller.sampler import Probe
-from controller.schema import StrictModel
 from p4aqm.models.ared import AredConfig as AredTables
 from p4aqm.models.ared import AredParams
 from p4aqm.models.fixed_point import PROB_BITS
-from p4aqm.models.red import RedParams
 
 
-class AredConfig(StrictModel):
-    """Adaptive RED (gentle on) on a port's queue, in packets, probabilities and seconds."""
+class AredConfig(RedSettings):
+    """Adaptive RED (gentle on) on a port's queue."""
 
     discipline: Literal["ared"]
-    min_th: float = Field(ge=0)
-    max_th: float = Field(gt=0)
     max_p: float = Field(default=0.1, gt=0, le=1)  # the initial max_p
-    w_q: float = Field(default=1 / 512, gt=0, lt=1)
-    qlen: int = Field(default=1000, ge=1)
     ecn: bool = False
-    # Typical transmission time of a packet: the idle-decay clock (1500 B at 10 Mbit/s).
-    mean_pkt_time_s: float = Field(default=0.0012, gt=0)
     interval_s: float = Field(default=0.5, gt=0)
     # The target band of the average, as fractions of the way from min_th to max_th.
     target_low: float = Field(default=0.4, ge=0, le=1)
@@ -49,18 +47,8 @@ class AredConfig(StrictModel):
         return [*red.probes(), Probe("max_p", "register", "ared_max_p", 2.0**-PROB_BITS)]
 
     def params(self) -> AredParams:
-        red = RedParams(
-            min_th_pkts=self.min_th,
-            max_th_pkts=self.max_th,
-            max_p=self.max_p,
-            w_q=self.w_q,
-            qlen_pkts=self.qlen,
-            gentle=True,
-            ecn=self.ecn,
-            idle_pkt_time_us=self.mean_pkt_time_s * 1e6,
-        )
         return AredParams(
-            red,
+            self.red_params(gentle=True, ecn=self.ecn),
             interval_s=self.interval_s,
             target_low=self.target_low,
             target_high=self.target_high,

@@ -11,26 +11,20 @@ from typing import Literal
 import finsy as fy
 from pydantic import Field, model_validator
 
-from controller.disciplines.red import PORT_KEY, range_entries
+from controller.disciplines.red import PORT_KEY, RedSettings, range_entries
 from controller.sampler import Probe
-from controller.schema import StrictModel
 from p4aqm.models.fixed_point import AVG_FRAC_BITS
 from p4aqm.models.fred import MAX_LIMIT_PKTS, FredParams
 from p4aqm.models.fred import FredConfig as FredTables
-from p4aqm.models.red import RedParams
 
 
-class FredConfig(StrictModel):
+class FredConfig(RedSettings):
     """FRED on a port's queue, in packets, probabilities and seconds.
 
     Each FRED port owns flow_slots registers from slot_base on; ports must not overlap.
     """
 
     discipline: Literal["fred"]
-    min_th: float = Field(ge=0)
-    max_th: float = Field(gt=0)
-    max_p: float = Field(gt=0, le=1)
-    w_q: float = Field(default=1 / 512, gt=0, lt=1)
     qlen: int = Field(default=1000, ge=1, le=MAX_LIMIT_PKTS)
     # Packets a flow may always queue without an early drop (the paper: 2, or 4 for
     # large buffers), and at most (the paper: max_th, the default).
@@ -38,8 +32,6 @@ class FredConfig(StrictModel):
     max_q: int | None = Field(default=None, ge=1)
     flow_slots: int = Field(default=256, ge=1)
     slot_base: int = Field(default=0, ge=0)
-    # Typical transmission time of a packet: the idle-decay clock (1500 B at 10 Mbit/s).
-    mean_pkt_time_s: float = Field(default=0.0012, gt=0)
 
     @model_validator(mode="after")
     def _valid_fred(self) -> "FredConfig":
@@ -47,16 +39,8 @@ class FredConfig(StrictModel):
         return self
 
     def params(self) -> FredParams:
-        red = RedParams(
-            min_th_pkts=self.min_th,
-            max_th_pkts=self.max_th,
-            max_p=self.max_p,
-            w_q=self.w_q,
-            qlen_pkts=self.qlen,
-            idle_pkt_time_us=self.mean_pkt_time_s * 1e6,
-        )
         return FredParams(
-            red,
+            self.red_params(),
             min_q_pkts=self.min_q,
             max_q_pkts=self.max_q,
             flow_slots=self.flow_slots,

@@ -17,19 +17,36 @@ from p4aqm.models.red import RangeEntry, RedParams
 from p4aqm.models.red import RedConfig as RedTables
 
 
-class RedConfig(StrictModel):
-    """RED on a port's queue (p4src/red.p4), in packets, probabilities and seconds."""
+class RedSettings(StrictModel):
+    """What every RED-family discipline takes, in packets, probabilities and seconds."""
 
-    discipline: Literal["red"]
     min_th: float = Field(ge=0)
     max_th: float = Field(gt=0)
     max_p: float = Field(gt=0, le=1)
     w_q: float = Field(default=1 / 512, gt=0, lt=1)
     qlen: int = Field(default=1000, ge=1)
-    gentle: bool = False
-    ecn: bool = False
     # Typical transmission time of a packet: the idle-decay clock (1500 B at 10 Mbit/s).
     mean_pkt_time_s: float = Field(default=0.0012, gt=0)
+
+    def red_params(self, gentle: bool = False, ecn: bool = False) -> RedParams:
+        return RedParams(
+            min_th_pkts=self.min_th,
+            max_th_pkts=self.max_th,
+            max_p=self.max_p,
+            w_q=self.w_q,
+            qlen_pkts=self.qlen,
+            gentle=gentle,
+            ecn=ecn,
+            idle_pkt_time_us=self.mean_pkt_time_s * 1e6,
+        )
+
+
+class RedConfig(RedSettings):
+    """RED on a port's queue (p4src/red.p4)."""
+
+    discipline: Literal["red"]
+    gentle: bool = False
+    ecn: bool = False
 
     @model_validator(mode="after")
     def _valid_red(self) -> "RedConfig":
@@ -51,16 +68,7 @@ class RedConfig(StrictModel):
         return red_entries(port, self)
 
     def params(self) -> RedParams:
-        return RedParams(
-            min_th_pkts=self.min_th,
-            max_th_pkts=self.max_th,
-            max_p=self.max_p,
-            w_q=self.w_q,
-            qlen_pkts=self.qlen,
-            gentle=self.gentle,
-            ecn=self.ecn,
-            idle_pkt_time_us=self.mean_pkt_time_s * 1e6,
-        )
+        return self.red_params(self.gentle, self.ecn)
 
 
 PORT_KEY = "standard_metadata.egress_spec"
