@@ -389,8 +389,8 @@ class Checker:
                 and not (isinstance(ft, t.Enum) and ft.underlying)
             ):
                 raise CompileError(f.type_ref.pos, f"a header field cannot have type {ft}")
-            if isinstance(ft, t.Varbit):
-                raise CompileError(f.type_ref.pos, "varbit fields are not supported yet")
+            if isinstance(ft, t.Varbit) and any(isinstance(x, t.Varbit) for _, x in fields):
+                raise CompileError(f.type_ref.pos, "a header can have only one varbit field")
             if kind == "header_union" and not (
                 isinstance(ft, t.StructLike) and ft.kind == "header"
             ):

@@ -24,7 +24,14 @@ pub fn compute(prog: &Program, calc: usize, phv: &Phv, payload: &[u8], buf: &mut
                 if phv.valid[*h] {
                     let hi = &prog.headers[*h];
                     for f in hi.first_field..hi.first_field + hi.num_fields {
-                        push(buf, prog.fields[f].width, phv.get(f));
+                        match hi.varbit {
+                            Some(v) if v.field == f => {
+                                for &b in &phv.var[v.slot] {
+                                    push(buf, 8, u128::from(b));
+                                }
+                            }
+                            _ => push(buf, prog.fields[f].width, phv.get(f)),
+                        }
                     }
                 }
             }

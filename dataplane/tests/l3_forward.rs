@@ -103,7 +103,7 @@ fn load_errors_name_the_culprit() {
     let m = load_error(|j| j["pipelines"][0]["tables"][0]["action_ids"][0] = 7.into());
     assert_eq!(m, "table 'MyIngress.ipv4_lpm': unknown action id 7");
     let m = load_error(|j| j["header_types"][3]["fields"][0][1] = "*".into());
-    assert!(m.contains("varbit field 'version' is not supported"), "{m}");
+    assert!(m.contains("a varbit field needs 'max_length'"), "{m}");
     let m = load_error(|j| j["pipelines"][0]["tables"][0]["type"] = "indirect".into());
     assert!(m.contains("table type 'indirect'"), "{m}");
 }

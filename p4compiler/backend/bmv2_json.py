@@ -21,6 +21,7 @@ from p4compiler.backend.storage import (
     SCALARS,
     FieldRef,
     HeaderRef,
+    HeaderType,
     Layout,
     StackRef,
     StructRef,
@@ -138,10 +139,7 @@ class Bmv2Builder(ParserLowering):
         ]
         header_ids = {name: i for i, (name, _, _) in enumerate(instances)}
         program = {
-            "header_types": [
-                {"name": h.name, "id": i, "fields": [[n, w, s] for n, w, s in h.fields]}
-                for i, h in enumerate(header_types)
-            ],
+            "header_types": [header_type_json(h, i) for i, h in enumerate(header_types)],
             "headers": [
                 {"name": n, "id": i, "header_type": ht, "metadata": md, "pi_omit": True}
                 for i, (n, ht, md) in enumerate(instances)
@@ -1107,6 +1105,13 @@ def _resolve_binding(arg: ast.Expression, outer: ExpressionEncoder) -> ast.Expre
 
 def _jump_target(index: int) -> Json:
     return node("hexstr", hexstr(index, 32))
+
+
+def header_type_json(h: HeaderType, id_: int) -> Json:
+    out: Json = {"name": h.name, "id": id_, "fields": [[n, w, s] for n, w, s in h.fields]}
+    if h.max_length is not None:
+        out["max_length"] = h.max_length
+    return out
 
 
 def _op(name: str, left: Json | None, right: Json) -> Json:

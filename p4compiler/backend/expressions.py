@@ -113,6 +113,13 @@ class ExpressionEncoder:
                     e.pos, f"'{e.member}' of a stack is only supported in extract and reads"
                 )
             if isinstance(base, HeaderRef):
+                if isinstance(e.type, t.Varbit):
+                    # Its bytes are no BMv2 field value: they move with the header only.
+                    raise CompileError(
+                        e.pos,
+                        "a varbit field can only be extracted, emitted or copied "
+                        "with its header yet",
+                    )
                 return FieldRef(base.instance, e.member)
             if isinstance(base, StructRef | UnionRef):
                 return self._lookup(base.root, (*base.path, e.member), e)

@@ -30,6 +30,38 @@ class ParserLowering:
     def call_primitives(self, call: ast.Call, enc: ExpressionEncoder, base: int = 0) -> list[Json]:
         raise NotImplementedError
 
+    def extract(self, call: ast.Call, enc: ExpressionEncoder) -> Json:
+        """`extract(hdr)`, or `extract(hdr, bits)` for a header with a varbit field,
+        which BMv2 spells `extract_VL` with the length in bits as an expression."""
+        arg = call.args[0].value
+        if isinstance(arg, ast.Member) and arg.member == "next":
+            stack = enc.locate(arg.expr)
+            assert isinstance(stack, StackRef)
+            if len(call.args) != 1 or self._has_varbit(stack.name + "[0]"):
+                raise CompileError(call.pos, "stacks of variable-size headers are not supported")
+            return {"parameters": [node("stack", stack.name)], "op": "extract"}
+        target = enc.locate(arg)
+        if not isinstance(target, HeaderRef):
+            raise CompileError(call.pos, "extract needs a header")
+        header = node("regular", target.instance)
+        varbit = self._has_varbit(target.instance)
+        if len(call.args) == 1:
+            if varbit:
+                raise CompileError(
+                    call.pos, "a header with a varbit field is extracted with extract(hdr, bits)"
+                )
+            return {"parameters": [header], "op": "extract"}
+        if not varbit:
+            raise CompileError(call.pos, "extract(hdr, bits) needs a header with a varbit field")
+        size = enc.data(call.args[1].value)
+        if size.get("type") != "expression":
+            size = {"type": "expression", "value": size}
+        return {"parameters": [header, size], "op": "extract_VL"}
+
+    def _has_varbit(self, instance: str) -> bool:
+        header_type = next(i.header_type for i in self.layout.instances if i.name == instance)
+        return any(w == "*" for _, w, _ in self.layout.header_types[header_type].fields)
+
     def parser(self, decl: ast.ParserDeclaration) -> Json:
         for local in decl.locals:
             if isinstance(local, ast.VariableDeclaration):
@@ -103,19 +135,7 @@ class ParserLowering:
                 and sym.name == "extract"
                 and sym.decl.name == "packet_in"
             ):
-                if len(call.args) != 1:
-                    raise CompileError(
-                        call.pos, "extract of variable-size headers is not supported yet"
-                    )
-                arg = call.args[0].value
-                if isinstance(arg, ast.Member) and arg.member == "next":
-                    stack = enc.locate(arg.expr)
-                    assert isinstance(stack, StackRef)
-                    return [{"parameters": [node("stack", stack.name)], "op": "extract"}]
-                target = enc.locate(arg)
-                if not isinstance(target, HeaderRef):
-                    raise CompileError(call.pos, "extract needs a header")
-                return [{"parameters": [node("regular", target.instance)], "op": "extract"}]
+                return [self.extract(call, enc)]
             if isinstance(sym, Symbol) and sym.kind == "method" and sym.name == "advance":
                 return [{"parameters": [enc.data(call.args[0].value)], "op": "advance"}]
             if isinstance(sym, Symbol) and sym.kind == "extern_function" and sym.name == "verify":

@@ -74,7 +74,10 @@ Location = HeaderRef | FieldRef | StructRef | StackRef | UnionRef
 @dataclass
 class HeaderType:
     name: str
-    fields: list[tuple[str, int, bool]]
+    # (name, width, signed); a varbit field's width is "*", as BMv2 spells it.
+    fields: list[tuple[str, int | str, bool]]
+    # With a varbit field: the header's largest size in bytes (BMv2 `max_length`).
+    max_length: int | None = None
 
 
 @dataclass
@@ -99,12 +102,20 @@ class Layout:
     def header_type(self, ty: t.StructLike, name: str | None = None, pad: bool = False) -> str:
         name = name or ty.name
         if name not in self.header_types:
-            fields = [
-                (n, t.width_of(ft), isinstance(ft, t.Bits) and ft.signed) for n, ft in ty.fields
+            fields: list[tuple[str, int | str, bool]] = [
+                (
+                    n,
+                    "*" if isinstance(ft, t.Varbit) else t.width_of(ft),
+                    isinstance(ft, t.Bits) and ft.signed,
+                )
+                for n, ft in ty.fields
             ]
+            max_length = None
+            if any(isinstance(ft, t.Varbit) for _, ft in ty.fields):
+                max_length = t.width_of(ty) // 8
             if pad:
-                fields += _padding(sum(w for _, w, _ in fields))
-            self.header_types[name] = HeaderType(name, fields)
+                fields += _padding(t.width_of(ty))
+            self.header_types[name] = HeaderType(name, fields, max_length)
         return name
 
     def add_instance(self, name: str, header_type: str, metadata: bool) -> None:
@@ -113,6 +124,9 @@ class Layout:
         self.instances.append(Instance(name, header_type, metadata))
 
     def add_scalar(self, base: str, ty: t.Type, pos: SourcePos) -> str:
+        if isinstance(ty, t.Varbit):
+            # BMv2 keeps varbit bytes only in headers; a scalar field has a fixed width.
+            raise CompileError(pos, "varbit values outside headers are not supported yet")
         try:
             width = t.width_of(ty)
         except ValueError:

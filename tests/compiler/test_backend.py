@@ -155,9 +155,61 @@ def test_unsupported_features_are_named(compile_text: CompileText) -> None:
     result = compile_text(HEADER + "header h_t { bit<8> a; }\nstruct s { bit<8>[2] hs; }\n")
     assert result.status == 1
     assert "stacks of bit<8> are not supported yet" in result.err
-    result = compile_text(HEADER + "header v_t { bit<8> a; varbit<32> opts; }\n")
+
+
+VARBIT = """
+header v_t { bit<8> len; varbit<32> opts; }
+struct vs { v_t v; v_t w; }
+parser P(packet_in pk, out vs hdr, inout meta_t m, inout standard_metadata_t sm) {
+    state start { EXTRACT transition accept; }
+}
+control V(inout vs hdr, inout meta_t m) { apply { } }
+control I(inout vs hdr, inout meta_t m, inout standard_metadata_t sm) { apply { BODY } }
+control E(inout vs hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control C(inout vs hdr, inout meta_t m) { apply { } }
+control D(packet_out pk, in vs hdr) { apply { pk.emit(hdr); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+
+
+def _varbit(extract: str, body: str = "") -> str:
+    types = "struct meta_t { bit<32> q; }\n"
+    return HEADER + types + VARBIT.replace("EXTRACT", extract).replace("BODY", body)
+
+
+def test_varbit_field_and_extract_with_size(compile_text: CompileText) -> None:
+    result = compile_text(_varbit("pk.extract(hdr.v, (bit<32>)hdr.v.len);"))
+    assert result.status == 0, result.err
+    program = json.loads(result.json_path.read_text())
+    v_t = next(h for h in program["header_types"] if h["name"] == "v_t")
+    assert v_t["fields"] == [["len", 8, False], ["opts", "*", False]]
+    assert v_t["max_length"] == 5  # bytes: 8 fixed bits + 32 varbit bits
+    [op] = program["parsers"][0]["parse_states"][0]["parser_ops"]
+    assert op["op"] == "extract_VL"
+    header, size = op["parameters"]
+    assert header == {"type": "regular", "value": "v"}
+    assert size["type"] == "expression"
+    assert "hdr.v" not in json.dumps(size) and "len" in json.dumps(size)
+
+
+def test_varbit_header_needs_a_size(compile_text: CompileText) -> None:
+    result = compile_text(_varbit("pk.extract(hdr.v);"))
     assert result.status == 1
-    assert "varbit fields are not supported yet" in result.err
+    assert "extracted with extract(hdr, bits)" in result.err
+
+
+def test_varbit_moves_only_with_its_header(compile_text: CompileText) -> None:
+    extract = "pk.extract(hdr.v, (bit<32>)hdr.v.len);"
+    result = compile_text(_varbit(extract, "hdr.w = hdr.v;"))
+    assert result.status == 0, result.err
+    program = json.loads(result.json_path.read_text())
+    assert any(p["op"] == "assign_header" for a in program["actions"] for p in a["primitives"])
+    result = compile_text(_varbit(extract, "hdr.w.opts = hdr.v.opts;"))
+    assert result.status == 1
+    assert "a varbit field can only be extracted, emitted or copied" in result.err
+    result = compile_text(_varbit(extract).replace("bit<32> q;", "bit<32> q; varbit<8> s;"))
+    assert result.status == 1
+    assert "varbit values outside headers are not supported yet" in result.err
 
 
 def test_saturating_arithmetic(compile_text: CompileText) -> None:

@@ -102,7 +102,10 @@ CASES = {
     "stack_index_from_stack": ingress("        hdr.st[@@hdr.st[0].a].a = 1;"),
     "stack_index_signed": ingress("        m.x = hdr.st[@@(int<8>)m.x].a;"),
     "stack_runtime_index_set_valid": ingress("        @@hdr.st[m.x].setValid();"),
-    "varbit_field_not_supported": top("header h_t { bit<8> a; @@varbit<8> b; }\n"),
+    "two_varbit_fields": top("header h_t { varbit<8> a; @@varbit<8> b; }\n"),
+    "extract_size_without_varbit": parser(
+        "    state start { @@p.extract(hdr.h, 8); transition accept; }"
+    ),
     "header_field_struct": top("struct s_t { bit<8> a; }\nheader h_t { @@s_t inner; }\n"),
     "stack_of_bits": top("struct s_t { @@bit<8>[4] a; }\n"),
     "ternary_unsized": ingress("        m.x = @@m.f ? 1 : 2;"),

@@ -1,24 +1,15 @@
 //! The deparser: emits the valid headers in the program's order, then the
 //! bytes the parser did not consume.
 
-use super::{write_bits, Phv};
+use super::{write_header, Phv};
 use crate::program::Program;
 
 /// Writes the packet into `out` (cleared first, so its allocation is reused).
 pub fn deparse(prog: &Program, phv: &Phv, payload: &[u8], out: &mut Vec<u8>) {
     out.clear();
     for &h in &prog.deparse_order {
-        if !phv.valid[h] {
-            continue;
-        }
-        let hi = &prog.headers[h];
-        let start = out.len();
-        out.resize(start + hi.bits as usize / 8, 0);
-        let mut bit = start * 8;
-        for f in hi.first_field..hi.first_field + hi.num_fields {
-            let w = prog.fields[f].width;
-            write_bits(out, bit, w, phv.get(f));
-            bit += w as usize;
+        if phv.valid[h] {
+            write_header(prog, phv, h, out);
         }
     }
     out.extend_from_slice(payload);
@@ -30,7 +21,7 @@ pub fn length(prog: &Program, phv: &Phv, payload_len: usize) -> usize {
     prog.deparse_order
         .iter()
         .filter(|&&h| phv.valid[h])
-        .map(|&h| prog.headers[h].bits as usize / 8)
+        .map(|&h| phv.header_bytes(prog, h))
         .sum::<usize>()
         + payload_len
 }

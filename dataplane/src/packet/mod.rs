@@ -3,9 +3,11 @@
 
 mod bits;
 pub mod deparser;
+mod header;
 pub mod parser;
 
 pub use bits::{read_bits, write_bits};
+pub use header::{read_header, write_header};
 
 use crate::program::{width_mask, Program};
 
@@ -18,6 +20,8 @@ pub struct Phv {
     pub valid: Vec<bool>,
     /// Per header stack: index of the next element to extract or push.
     pub next: Vec<usize>,
+    /// Per varbit slot (`VarbitInfo::slot`): the field's bytes.
+    pub var: Vec<Vec<u8>>,
 }
 
 impl Phv {
@@ -26,6 +30,7 @@ impl Phv {
             values: vec![0; prog.fields.len()],
             valid: vec![false; prog.headers.len()],
             next: vec![0; prog.stacks.len()],
+            var: vec![Vec::new(); prog.num_varbits],
         };
         phv.reset(prog);
         phv
@@ -40,6 +45,9 @@ impl Phv {
         self.valid.extend(prog.headers.iter().map(|h| h.metadata));
         self.next.clear();
         self.next.resize(prog.stacks.len(), 0);
+        // Cleared, not dropped: the allocations serve the next packet.
+        self.var.resize_with(prog.num_varbits, Vec::new);
+        self.var.iter_mut().for_each(Vec::clear);
     }
 
     /// Copies header `src`'s fields and validity onto header `dst` (same type).
@@ -48,8 +56,40 @@ impl Phv {
         if d.num_fields == s.num_fields {
             self.values
                 .copy_within(s.first_field..s.first_field + s.num_fields, d.first_field);
-            self.valid[dst] = self.valid[src];
+            if let (Some(dv), Some(sv)) = (d.varbit, s.varbit) {
+                let src = std::mem::take(&mut self.var[sv.slot]);
+                self.var[dv.slot].clone_from(&src);
+                self.var[sv.slot] = src;
+            }
+            if self.valid[src] {
+                self.make_valid(prog, dst);
+            } else {
+                self.valid[dst] = false;
+            }
         }
+    }
+
+    /// Marks header `h` valid. A union member invalidates the other members
+    /// first: a union holds at most one valid header (P4_16 spec 8.20).
+    pub fn make_valid(&mut self, prog: &Program, h: usize) {
+        if let Some(u) = prog.headers[h].union {
+            for &m in &prog.unions[u].headers {
+                self.valid[m] = false;
+            }
+        }
+        self.valid[h] = true;
+    }
+
+    /// Bytes header `h` takes in the packet: its fixed fields plus its
+    /// varbit field's current length.
+    pub fn header_bytes(&self, prog: &Program, h: usize) -> usize {
+        let hi = &prog.headers[h];
+        hi.bits as usize / 8 + hi.varbit.map_or(0, |v| self.var[v.slot].len())
+    }
+
+    /// A union's isValid(): one of its members is valid.
+    pub fn union_valid(&self, prog: &Program, u: usize) -> bool {
+        prog.unions[u].headers.iter().any(|&m| self.valid[m])
     }
 
     pub fn get(&self, field: usize) -> u128 {

@@ -2,7 +2,7 @@
 //! the PHV. Errors follow BMv2: parsing stops, `standard_metadata.parser_error`
 //! is set and the packet still goes to ingress.
 
-use super::{read_bits, Phv};
+use super::{read_bits, read_header, Phv};
 use crate::pipeline::expr::eval;
 use crate::pipeline::{Exec, Flow};
 use crate::program::{KeyPart, ParserOp, Program};
@@ -31,7 +31,16 @@ pub fn parse(exec: &mut Exec, phv: &mut Phv, data: &[u8]) -> usize {
         for op in &st.ops {
             match op {
                 ParserOp::Extract(h) => {
-                    if !extract(prog, phv, data, &mut pos, *h, exec.trace) {
+                    if !extract(prog, phv, data, &mut pos, *h, 0, exec.trace) {
+                        return pos;
+                    }
+                }
+                ParserOp::ExtractVarbit(h, size) => {
+                    let bits = eval(prog, phv, &[], size);
+                    let Some(var_bytes) = varbit_bytes(prog, phv, *h, bits, exec.trace) else {
+                        return pos;
+                    };
+                    if !extract(prog, phv, data, &mut pos, *h, var_bytes, exec.trace) {
                         return pos;
                     }
                 }
@@ -42,7 +51,7 @@ pub fn parse(exec: &mut Exec, phv: &mut Phv, data: &[u8]) -> usize {
                         set_error(prog, phv, err, exec.trace);
                         return pos;
                     };
-                    if !extract(prog, phv, data, &mut pos, h, exec.trace) {
+                    if !extract(prog, phv, data, &mut pos, h, 0, exec.trace) {
                         return pos;
                     }
                     phv.next[*st] += 1;
@@ -122,29 +131,42 @@ fn peek(data: &[u8], pos: usize, offset: u32, width: u32) -> Option<u128> {
     (data.len() * 8 >= start + width as usize).then(|| read_bits(data, start, width))
 }
 
-/// Extracts header `h` at `*pos`; false (with parser_error set) if the
-/// packet is too short.
+/// The varbit length of `extract(hdr, bits)` in bytes, or None with
+/// parser_error set: whole bytes only (as BMv2 requires), and at most the
+/// field's maximum (HeaderTooShort, as the P4_16 spec says).
+fn varbit_bytes(prog: &Program, phv: &mut Phv, h: usize, bits: i128, trace: bool) -> Option<usize> {
+    let max_bits = prog.headers[h].varbit.map_or(0, |v| v.max_bits);
+    if bits < 0 || bits % 8 != 0 {
+        let err = error_value(prog, "ParserInvalidArgument", 6);
+        set_error(prog, phv, err, trace);
+        return None;
+    }
+    if bits > i128::from(max_bits) {
+        set_error(prog, phv, error_value(prog, "HeaderTooShort", 4), trace);
+        return None;
+    }
+    usize::try_from(bits / 8).ok()
+}
+
+/// Extracts header `h` at `*pos`, its varbit field (if any) taking
+/// `var_bytes`; false (with parser_error set) if the packet is too short.
 fn extract(
     prog: &Program,
     phv: &mut Phv,
     data: &[u8],
     pos: &mut usize,
     h: usize,
+    var_bytes: usize,
     trace: bool,
 ) -> bool {
     let hi = &prog.headers[h];
-    let len = hi.bits as usize / 8;
-    if data.len() < *pos + len {
+    let len = hi.bits as usize / 8 + var_bytes;
+    if data.len().saturating_sub(*pos) < len {
         set_error(prog, phv, u128::from(prog.error_packet_too_short), trace);
         return false;
     }
-    let mut bit = *pos * 8;
-    for f in hi.first_field..hi.first_field + hi.num_fields {
-        let w = prog.fields[f].width;
-        phv.values[f] = read_bits(data, bit, w);
-        bit += w as usize;
-    }
-    phv.valid[h] = true;
+    read_header(prog, phv, h, data, *pos, var_bytes);
+    phv.make_valid(prog, h);
     *pos += len;
     if trace {
         eprintln!("[dp]     extract {} ({len} bytes)", hi.name);

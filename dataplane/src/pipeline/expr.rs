@@ -30,6 +30,11 @@ pub fn eval(prog: &Program, phv: &Phv, params: &[u128], e: &Expr) -> i128 {
         Expr::Field(f) => field_value(prog, phv, *f),
         Expr::Const(c) => *c,
         Expr::Valid(h) => i128::from(phv.valid[*h]),
+        // The spec defines lastIndex as nextIndex - 1 in bit<32>: an empty
+        // stack gives -1, which p4c's mask turns into all ones, as the
+        // unsigned wrap-around would.
+        Expr::LastStackIndex(st) => phv.next[*st] as i128 - 1,
+        Expr::ValidUnion(u) => i128::from(phv.union_valid(prog, *u)),
         Expr::StackField(st, off) => match phv.next[*st].checked_sub(1) {
             Some(last) => {
                 let h = &prog.headers[prog.stacks[*st].headers[last]];
@@ -182,5 +187,23 @@ mod tests {
             )),
             0xff
         );
+    }
+
+    #[test]
+    fn last_stack_index_follows_next_index() {
+        let prog = crate::program::load(
+            br#"{"header_types": [{"name": "e_t", "fields": [["v", 8]]}],
+                 "headers": [{"name": "s[0]", "header_type": "e_t"},
+                             {"name": "s[1]", "header_type": "e_t"}],
+                 "header_stacks": [{"name": "s", "header_ids": [0, 1]}],
+                 "pipelines": [{"name": "ingress"}, {"name": "egress"}]}"#,
+        )
+        .unwrap();
+        let mut phv = Phv::new(&prog);
+        let last = Expr::LastStackIndex(0);
+        // Empty: nextIndex - 1 wraps; p4c masks it to the all-ones bit<32>.
+        assert_eq!(eval(&prog, &phv, &[], &last) & 0xffff_ffff, 0xffff_ffff);
+        phv.next[0] = 2;
+        assert_eq!(eval(&prog, &phv, &[], &last), 1);
     }
 }

@@ -239,6 +239,12 @@ impl Exec<'_> {
                 phv.set(prog, *f, v);
             }
             Primitive::AssignHeader { dst, src } => phv.copy_header(prog, *dst, *src),
+            Primitive::AssignUnion { dst, src } => {
+                let pairs = prog.unions[*dst].headers.iter();
+                for (&d, &s) in pairs.zip(&prog.unions[*src].headers) {
+                    phv.copy_header(prog, d, s);
+                }
+            }
             Primitive::StackShift { stack, count, push } => {
                 let hs = &prog.stacks[*stack].headers;
                 let (n, c) = (hs.len(), (*count).min(hs.len()));
@@ -265,8 +271,15 @@ impl Exec<'_> {
                 if *on && !phv.valid[*h] {
                     // BMv2 zeroes a header's fields when it becomes valid.
                     phv.values[hi.first_field..hi.first_field + hi.num_fields].fill(0);
+                    if let Some(v) = hi.varbit {
+                        phv.var[v.slot].clear();
+                    }
                 }
-                phv.valid[*h] = *on;
+                if *on {
+                    phv.make_valid(prog, *h);
+                } else {
+                    phv.valid[*h] = false;
+                }
             }
             Primitive::MarkToDrop => {
                 phv.set_opt(prog, prog.std.egress_spec, DROP_PORT);

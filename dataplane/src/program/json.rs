@@ -16,7 +16,7 @@ pub struct Json {
     #[serde(default)]
     pub header_stacks: Vec<HeaderStack>,
     #[serde(default)]
-    pub header_unions: Vec<Value>,
+    pub header_unions: Vec<HeaderUnion>,
     #[serde(default)]
     pub header_union_stacks: Vec<Value>,
     #[serde(default)]
@@ -88,6 +88,9 @@ pub struct HeaderType {
     pub name: String,
     /// `[name, bitwidth, signed?, saturating?]`; bitwidth is `"*"` for varbit.
     pub fields: Vec<Vec<Value>>,
+    /// Maximum length of the header in bytes, with a varbit field.
+    #[serde(default)]
+    pub max_length: Option<u32>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -100,6 +103,13 @@ pub struct Header {
 
 #[derive(Debug, Deserialize)]
 pub struct HeaderStack {
+    pub name: String,
+    pub header_ids: Vec<u32>,
+}
+
+/// A header union instance: its members are ordinary headers.
+#[derive(Debug, Deserialize)]
+pub struct HeaderUnion {
     pub name: String,
     pub header_ids: Vec<u32>,
 }

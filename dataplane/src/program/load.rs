@@ -1,6 +1,9 @@
 //! JSON -> `Program`: name resolution and validation. Every error names the
 //! object at fault, e.g. `table 'MyIngress.ipv4_lpm': unknown action id 7`.
 
+mod unions;
+mod varbit;
+
 use std::collections::HashMap;
 
 use serde_json::Value;
@@ -94,6 +97,9 @@ struct Loader {
     header_index: HashMap<String, usize>,
     stacks: Vec<StackInfo>,
     stack_index: HashMap<String, usize>,
+    unions: Vec<UnionInfo>,
+    num_varbits: usize,
+    union_index: HashMap<String, usize>,
     action_by_id: HashMap<u32, usize>,
     registers: HashMap<String, usize>,
     counters: HashMap<String, usize>,
@@ -117,7 +123,6 @@ impl Loader {
     fn run(mut self, j: Json) -> Result<Program> {
         reject_nonempty("parse_vsets", &j.parse_vsets)?;
         reject_nonempty("extern_instances", &j.extern_instances)?;
-        reject_nonempty("header_unions", &j.header_unions)?;
         reject_nonempty("header_union_stacks", &j.header_union_stacks)?;
 
         self.headers(&j)?;
@@ -132,6 +137,7 @@ impl Loader {
         let error_no_match = err_val("NoMatch", 2);
         let error_stack_out_of_bounds = err_val("StackOutOfBounds", 3);
         self.stacks(&j)?;
+        self.unions(&j)?;
 
         for (i, r) in j.register_arrays.iter().enumerate() {
             if r.bitwidth == 0 || r.bitwidth > MAX_FIELD_WIDTH {
@@ -245,6 +251,8 @@ impl Loader {
             fields: self.fields,
             headers: self.headers,
             stacks: self.stacks,
+            unions: self.unions,
+            num_varbits: self.num_varbits,
             errors,
             error_packet_too_short,
             error_stack_out_of_bounds,
@@ -286,17 +294,22 @@ impl Loader {
             })?;
             let first_field = self.fields.len();
             let mut bits = 0u32;
+            let mut varbit_field = None;
             for f in &t.fields {
                 let name = f.first().and_then(Value::as_str).ok_or_else(|| {
                     format!("header_type '{}': field entry without a name", t.name)
                 })?;
                 let width = match f.get(1) {
                     Some(Value::Number(n)) => n.as_u64().unwrap_or(0) as u32,
+                    // Width 0 marks the varbit field; its bytes are kept apart.
                     Some(Value::String(s)) if s == "*" => {
-                        return Err(format!(
-                            "header_type '{}': varbit field '{name}' is not supported",
-                            t.name
-                        ))
+                        if varbit_field.replace(self.fields.len()).is_some() {
+                            return Err(format!(
+                                "header_type '{}': more than one varbit field",
+                                t.name
+                            ));
+                        }
+                        0
                     }
                     _ => {
                         return Err(format!(
@@ -305,7 +318,8 @@ impl Loader {
                         ))
                     }
                 };
-                if width == 0 || width > MAX_FIELD_WIDTH {
+                let is_varbit = varbit_field == Some(self.fields.len());
+                if !is_varbit && (width == 0 || width > MAX_FIELD_WIDTH) {
                     return Err(format!(
                         "field '{}.{name}' is {width} bits wide; the dataplane handles 1 to {MAX_FIELD_WIDTH}",
                         h.name
@@ -321,6 +335,10 @@ impl Loader {
                 });
                 bits += width;
             }
+            let varbit = match varbit_field {
+                Some(field) => Some(self.varbit(t, h, field, bits)?),
+                None => None,
+            };
             if !h.metadata && !bits.is_multiple_of(8) {
                 return Err(format!(
                     "header '{}': {bits} bits is not a whole number of bytes",
@@ -340,6 +358,8 @@ impl Loader {
                 num_fields: self.fields.len() - first_field,
                 bits,
                 metadata: h.metadata,
+                varbit,
+                union: None,
             });
         }
         Ok(())
@@ -356,6 +376,12 @@ impl Loader {
                     .map(|h| h.name.as_str())
                     .ok_or_else(|| format!("{what}: unknown header id {id}"))?;
                 let h = self.header(&Value::from(name), &what)?;
+                // Stack extracts have no length argument.
+                if self.headers[h].varbit.is_some() {
+                    return Err(format!(
+                        "{what}: elements with a varbit field are not supported"
+                    ));
+                }
                 if let Some(&first) = headers.first() {
                     if self.headers[h].num_fields != self.headers[first].num_fields {
                         return Err(format!("{what}: elements of different header types"));
@@ -413,11 +439,19 @@ impl Loader {
         if f == "$valid$" {
             return self.header(&Value::from(h), what).map(KeySource::Valid);
         }
-        self.field_index
+        let field = self
+            .field_index
             .get(&(h.to_owned(), f.to_owned()))
             .copied()
-            .map(KeySource::Field)
-            .ok_or_else(|| format!("{what}: unknown field '{h}.{f}'"))
+            .ok_or_else(|| format!("{what}: unknown field '{h}.{f}'"))?;
+        // A varbit field's bytes are not a field value: they only move with
+        // their header (extract, emit, copies).
+        if self.fields[field].width == 0 {
+            return Err(format!(
+                "{what}: varbit field '{h}.{f}' can only be extracted and emitted"
+            ));
+        }
+        Ok(KeySource::Field(field))
     }
 
     fn typed_field(&self, v: &Value, what: &str) -> Result<usize> {
@@ -562,6 +596,13 @@ impl Loader {
             "d2b" => Expr::Unary(UnOp::D2b, operand("right")?),
             "b2d" => Expr::Unary(UnOp::B2d, operand("right")?),
             "valid" => Expr::Valid(self.typed_header(&v["right"], what)?),
+            "last_stack_index" => {
+                if type_of(&v["right"]) != "header_stack" {
+                    return Err(format!("{what}: operator '{op}' needs a header_stack"));
+                }
+                Expr::LastStackIndex(self.stack(&v["right"]["value"], what)?)
+            }
+            "valid_union" => Expr::ValidUnion(self.typed_union(&v["right"], what)?),
             "?" => Expr::Ternary(operand("cond")?, operand("left")?, operand("right")?),
             "two_comp_mod" => Expr::TwoCompMod(operand("left")?, width_of("right")?),
             "sat_cast" => Expr::SatCast {
@@ -693,6 +734,17 @@ impl Loader {
                     dst: self.typed_header(arg(0)?, &what)?,
                     src: self.typed_header(arg(1)?, &what)?,
                 }
+            }
+            "assign_union" => {
+                arity(2)?;
+                let (dst, src) = (
+                    self.typed_union(arg(0)?, &what)?,
+                    self.typed_union(arg(1)?, &what)?,
+                );
+                if self.unions[dst].headers.len() != self.unions[src].headers.len() {
+                    return Err(format!("{what}: unions of different types"));
+                }
+                Primitive::AssignUnion { dst, src }
             }
             "add_header" | "remove_header" => {
                 arity(1)?;
@@ -885,7 +937,7 @@ impl Loader {
                     "extract" => {
                         let a = arg(0)?;
                         match type_of(a) {
-                            "regular" => ParserOp::Extract(self.header(&a["value"], &opw)?),
+                            "regular" => ParserOp::Extract(self.fixed_header(&a["value"], &opw)?),
                             "stack" => ParserOp::ExtractNext(self.stack(&a["value"], &opw)?),
                             other => {
                                 return Err(format!(
@@ -893,6 +945,16 @@ impl Loader {
                                 ))
                             }
                         }
+                    }
+                    "extract_VL" => {
+                        let size = self.expr(
+                            arg(1)?,
+                            Scope {
+                                what: &opw,
+                                params: 0,
+                            },
+                        )?;
+                        ParserOp::ExtractVarbit(self.varbit_header(arg(0)?, &opw)?, size)
                     }
                     "set" if type_of(arg(1)?) == "lookahead" => {
                         let (off, w) = lookahead(&arg(1)?["value"], &opw)?;
@@ -957,7 +1019,7 @@ impl Loader {
                                 let first = self.stacks[*st].headers[0];
                                 self.fields[self.headers[first].first_field + off].width
                             }
-                            Expr::Unary(UnOp::B2d, _) | Expr::Valid(_) => 1,
+                            Expr::Unary(UnOp::B2d, _) | Expr::Valid(_) | Expr::ValidUnion(_) => 1,
                             _ => {
                                 return Err(format!(
                                     "{what}: transition key of type '{}' is not supported",

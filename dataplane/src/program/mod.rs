@@ -35,6 +35,28 @@ pub struct HeaderInfo {
     /// Sum of the field widths; a multiple of 8 for packet headers.
     pub bits: u32,
     pub metadata: bool,
+    /// The header's varbit field, if it has one.
+    pub varbit: Option<VarbitInfo>,
+    /// The header union this header is a member of: making it valid
+    /// invalidates the other members.
+    pub union: Option<usize>,
+}
+
+/// A varbit field: its `FieldInfo` has width 0 (the fixed fields ignore
+/// it) and its bytes live in the PHV's slot `slot`, as they may exceed the
+/// 128 bits a field value holds.
+#[derive(Debug, Clone, Copy)]
+pub struct VarbitInfo {
+    pub field: usize,
+    pub slot: usize,
+    pub max_bits: u32,
+}
+
+/// A header union: at most one of its member headers is valid.
+#[derive(Debug)]
+pub struct UnionInfo {
+    pub name: String,
+    pub headers: Vec<usize>,
 }
 
 /// Expressions as the evaluator sees them. Values are evaluated as `i128`,
@@ -47,6 +69,10 @@ pub enum Expr {
     StackField(usize, usize),
     Const(i128),
     Valid(usize),
+    /// `stack.lastIndex`: the index of the last valid element (`last_stack_index`).
+    LastStackIndex(usize),
+    /// A header union's isValid(): true iff one member is valid.
+    ValidUnion(usize),
     /// An action parameter (`runtime_data` / `local`).
     Param(usize),
     Unary(UnOp, Box<Expr>),
@@ -100,6 +126,11 @@ pub enum Primitive {
         push: bool,
     },
     AssignHeader {
+        dst: usize,
+        src: usize,
+    },
+    /// `assign_union`: copies every member of union `src` onto `dst`.
+    AssignUnion {
         dst: usize,
         src: usize,
     },
@@ -291,6 +322,8 @@ pub struct Control {
 #[derive(Debug)]
 pub enum ParserOp {
     Extract(usize),
+    /// `extract(hdr, bits)`: a header with a varbit field of `bits` bits.
+    ExtractVarbit(usize, Expr),
     /// Extract into the next element of a stack.
     ExtractNext(usize),
     Set(usize, Expr),
@@ -433,6 +466,9 @@ pub struct Program {
     pub fields: Vec<FieldInfo>,
     pub headers: Vec<HeaderInfo>,
     pub stacks: Vec<StackInfo>,
+    pub unions: Vec<UnionInfo>,
+    /// Number of varbit slots in the PHV (one per header with a varbit field).
+    pub num_varbits: usize,
     pub errors: Vec<(String, u32)>,
     pub error_packet_too_short: u32,
     pub error_stack_out_of_bounds: u32,
