@@ -29,12 +29,10 @@ def externs(externs_program: CompiledProgram) -> Program:
     return Program.load(externs_program.p4info_path, externs_program.json_path)
 
 
-@pytest.fixture
-def cpu_dataplane() -> Iterator[Any]:
-    """A dataplane with memory ports and CPU port 255."""
+def _running_dataplane(cpu_port: int | None) -> Iterator[Any]:
     from p4switch._dataplane import Dataplane
 
-    dp = Dataplane(cpu_port=CPU_PORT, seed=1)
+    dp = Dataplane(cpu_port=cpu_port, seed=1)
     for port in MEMORY_PORTS:
         dp.add_memory_port(port)
     dp.start()
@@ -42,12 +40,34 @@ def cpu_dataplane() -> Iterator[Any]:
     dp.stop()
 
 
+def _server(dataplane: Any) -> Iterator[int]:
+    server = ServerThread(P4RuntimeService(dataplane, device_id=0))
+    yield server.start()
+    server.stop()
+
+
+@pytest.fixture
+def dataplane() -> Iterator[Any]:
+    """A dataplane with memory ports and no CPU port."""
+    yield from _running_dataplane(None)
+
+
+@pytest.fixture
+def server_port(dataplane: Any) -> Iterator[int]:
+    """The port of a server in front of `dataplane`."""
+    yield from _server(dataplane)
+
+
+@pytest.fixture
+def cpu_dataplane() -> Iterator[Any]:
+    """A dataplane with memory ports and CPU port 255."""
+    yield from _running_dataplane(CPU_PORT)
+
+
 @pytest.fixture
 def externs_port(cpu_dataplane: Any) -> Iterator[int]:
     """The port of a server in front of `cpu_dataplane`."""
-    server = ServerThread(P4RuntimeService(cpu_dataplane, device_id=0))
-    yield server.start()
-    server.stop()
+    yield from _server(cpu_dataplane)
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ from finsy.proto import p4r, rpc_code
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from switch_helpers import (
-    MEMORY_PORTS,
     NEXT_HOP_MAC,
     ROUTE_PORT,
     ROUTER_MAC,
@@ -21,8 +20,6 @@ from switch_helpers import (
     write_errors,
 )
 
-from p4switch.runtime.server import P4RuntimeService, ServerThread
-
 Action = p4r.SetForwardingPipelineConfigRequest
 GetType = p4r.GetForwardingPipelineConfigRequest
 
@@ -30,25 +27,6 @@ GetType = p4r.GetForwardingPipelineConfigRequest
 @pytest.fixture(scope="session")
 def l3(l3_program: Any) -> Program:
     return Program.load(l3_program.p4info_path, l3_program.json_path)
-
-
-@pytest.fixture
-def dataplane() -> Iterator[Any]:
-    from p4switch._dataplane import Dataplane
-
-    dp = Dataplane(cpu_port=None, seed=1)
-    for port in MEMORY_PORTS:
-        dp.add_memory_port(port)
-    dp.start()
-    yield dp
-    dp.stop()
-
-
-@pytest.fixture
-def server_port(dataplane: Any) -> Iterator[int]:
-    server = ServerThread(P4RuntimeService(dataplane, device_id=0))
-    yield server.start()
-    server.stop()
 
 
 @pytest.fixture
