@@ -17,6 +17,7 @@ from controller.disciplines.red import (
     RANGE_PRIORITY,
     RedConfig,
     RedSettings,
+    port_entry,
     range_entries,
 )
 from controller.sampler import Probe
@@ -57,25 +58,23 @@ class AredConfig(RedSettings):
     def entries(self, port: int) -> list[fy.P4TableEntry]:
         tables = AredTables.from_params(self.params())
         red = tables.red
-        params = fy.P4TableEntry(
+        params = port_entry(
             "MyIngress.ared_config",
-            match=fy.Match({PORT_KEY: port}),
-            action=fy.Action(
-                "MyIngress.ared_set_params",
-                w_shift=red.k,
-                min_th=red.min_th,
-                ramp_end=red.ramp_end,
-                limit_pkts=red.limit_pkts,
-                ecn_enabled=int(red.ecn),
-                band_low=tables.band_low,
-                band_high=tables.band_high,
-                interval_us=tables.interval_us,
-                max_p_init=tables.max_p_init,
-                max_p_top=tables.max_p_top,
-                max_p_bottom=tables.max_p_bottom,
-                alpha=tables.alpha,
-                beta=tables.beta,
-            ),
+            "MyIngress.ared_set_params",
+            port,
+            w_shift=red.k,
+            min_th=red.min_th,
+            ramp_end=red.ramp_end,
+            limit_pkts=red.limit_pkts,
+            ecn_enabled=int(red.ecn),
+            band_low=tables.band_low,
+            band_high=tables.band_high,
+            interval_us=tables.interval_us,
+            max_p_init=tables.max_p_init,
+            max_p_top=tables.max_p_top,
+            max_p_bottom=tables.max_p_bottom,
+            alpha=tables.alpha,
+            beta=tables.beta,
         )
         ramp = [
             fy.P4TableEntry(

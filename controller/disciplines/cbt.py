@@ -26,7 +26,7 @@ from typing import Literal
 import finsy as fy
 from pydantic import Field
 
-from controller.disciplines.red import PORT_KEY, RedConfig, range_entries
+from controller.disciplines.red import PORT_KEY, RedConfig, port_entry, range_entries
 from controller.sampler import Probe
 from controller.schema import StrictModel
 from p4aqm.models.cbt import CbtConfig as CbtTables
@@ -90,19 +90,17 @@ class CbtConfig(RedConfig):
             )
         )
         red = tables.red
-        params = fy.P4TableEntry(
+        params = port_entry(
             "MyIngress.cbt_config",
-            match=fy.Match({PORT_KEY: port}),
-            action=fy.Action(
-                "MyIngress.cbt_set_params",
-                w_shift=red.k,
-                min_th=red.min_th,
-                ramp_end=red.ramp_end,
-                limit_pkts=red.limit_pkts,
-                ecn_enabled=int(red.ecn),
-                marked_th=tables.marked_th,
-                unmarked_th=tables.unmarked_th,
-            ),
+            "MyIngress.cbt_set_params",
+            port,
+            w_shift=red.k,
+            min_th=red.min_th,
+            ramp_end=red.ramp_end,
+            limit_pkts=red.limit_pkts,
+            ecn_enabled=int(red.ecn),
+            marked_th=tables.marked_th,
+            unmarked_th=tables.unmarked_th,
         )
         # P4Runtime: the higher priority wins, so the first rule gets the highest and
         # the TCP fallback, priority 1, loses to every rule.

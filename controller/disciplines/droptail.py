@@ -5,10 +5,9 @@ from typing import Literal
 import finsy as fy
 from pydantic import Field
 
+from controller.disciplines.red import port_entry
 from controller.sampler import Probe
 from controller.schema import StrictModel
-
-PORT_KEY = "standard_metadata.egress_spec"
 
 
 class DropTailConfig(StrictModel):
@@ -26,9 +25,10 @@ class DropTailConfig(StrictModel):
 
     def entries(self, port: int) -> list[fy.P4TableEntry]:
         return [
-            fy.P4TableEntry(
+            port_entry(
                 "MyIngress.droptail_config",
-                match=fy.Match({PORT_KEY: port}),
-                action=fy.Action("MyIngress.droptail_set_limit", limit_pkts=self.qlen),
+                "MyIngress.droptail_set_limit",
+                port,
+                limit_pkts=self.qlen,
             )
         ]

@@ -11,7 +11,7 @@ from typing import Literal
 import finsy as fy
 from pydantic import Field, model_validator
 
-from controller.disciplines.red import PORT_KEY, RedSettings, range_entries
+from controller.disciplines.red import PORT_KEY, RedSettings, port_entry, range_entries
 from controller.sampler import Probe
 from p4aqm.models.fixed_point import AVG_FRAC_BITS
 from p4aqm.models.fred import MAX_LIMIT_PKTS, FredParams
@@ -62,20 +62,18 @@ class FredConfig(RedSettings):
     def entries(self, port: int) -> list[fy.P4TableEntry]:
         tables = FredTables.from_params(self.params())
         red = tables.red
-        params = fy.P4TableEntry(
+        params = port_entry(
             "MyIngress.fred_config",
-            match=fy.Match({PORT_KEY: port}),
-            action=fy.Action(
-                "MyIngress.fred_set_params",
-                w_shift=red.k,
-                min_th=red.min_th,
-                max_th=red.max_th,
-                limit_pkts=red.limit_pkts,
-                min_q=tables.min_q,
-                max_q=tables.max_q,
-                slot_base=tables.slot_base,
-                slot_mask=tables.slot_mask,
-            ),
+            "MyIngress.fred_set_params",
+            port,
+            w_shift=red.k,
+            min_th=red.min_th,
+            max_th=red.max_th,
+            limit_pkts=red.limit_pkts,
+            min_q=tables.min_q,
+            max_q=tables.max_q,
+            slot_base=tables.slot_base,
+            slot_mask=tables.slot_mask,
         )
         ramp = range_entries(
             "MyIngress.fred_ramp", "meta.avg", "MyIngress.fred_set_p_b", "p_b", port, red.p_b_table

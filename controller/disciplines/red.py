@@ -76,6 +76,13 @@ PORT_KEY = "standard_metadata.egress_spec"
 RANGE_PRIORITY = 1
 
 
+def port_entry(table: str, action: str, port: int, **params: int) -> fy.P4TableEntry:
+    """The entry that gives a port its discipline's parameters (an exact match on it)."""
+    return fy.P4TableEntry(
+        table, match=fy.Match({PORT_KEY: port}), action=fy.Action(action, **params)
+    )
+
+
 def range_entries(
     table: str, key: str, action: str, param: str, port: int, entries: tuple[RangeEntry, ...]
 ) -> list[fy.P4TableEntry]:
@@ -92,17 +99,15 @@ def range_entries(
 
 def red_entries(port: int, config: "RedConfig") -> list[fy.P4TableEntry]:
     tables = RedTables.from_params(config.params())
-    params = fy.P4TableEntry(
+    params = port_entry(
         "MyIngress.red_config",
-        match=fy.Match({PORT_KEY: port}),
-        action=fy.Action(
-            "MyIngress.red_set_params",
-            w_shift=tables.k,
-            min_th=tables.min_th,
-            ramp_end=tables.ramp_end,
-            limit_pkts=tables.limit_pkts,
-            ecn_enabled=int(tables.ecn),
-        ),
+        "MyIngress.red_set_params",
+        port,
+        w_shift=tables.k,
+        min_th=tables.min_th,
+        ramp_end=tables.ramp_end,
+        limit_pkts=tables.limit_pkts,
+        ecn_enabled=int(tables.ecn),
     )
     ramp = range_entries(
         "MyIngress.red_ramp", "meta.avg", "MyIngress.red_set_p_b", "p_b", port, tables.p_b_table
