@@ -52,16 +52,18 @@ impl Links {
     }
 
     /// Puts a packet on the wire once it is sent at `sent_ns` (the end of
-    /// its transmission); it lands `delay` later.
-    pub fn send(&mut self, dir: Direction, port: u32, data: Vec<u8>, sent_ns: u64) {
+    /// its transmission); it lands `delay` later, at the time returned.
+    pub fn send(&mut self, dir: Direction, port: u32, data: Vec<u8>, sent_ns: u64) -> u64 {
         self.seq += 1;
+        let lands_ns = sent_ns.saturating_add(self.delay_ns(port));
         self.wire.push(Reverse(InFlight {
-            lands_ns: sent_ns.saturating_add(self.delay_ns(port)),
+            lands_ns,
             seq: self.seq,
             dir,
             port,
             data,
         }));
+        lands_ns
     }
 
     pub fn next_landing_ns(&self) -> Option<u64> {

@@ -18,18 +18,27 @@ def main() -> None:
         print(f"  {rate.label:<28} {rate.per_second:10,.0f} inserts/s ({rate.entries} entries)")
 
     duration = f"{forwarding.DURATION_S:g} s"
-    print(f"\n== Forwarding between two veths ({duration} per point, one switch core)")
+    print(
+        f"\n== Forwarding between two veths (one switch core; median of {forwarding.REPEATS}"
+        f" runs of {duration} per point)"
+    )
     rates = forwarding.run()
     for rate in rates:
         print(
             f"  {rate.program:<24} {rate.frame_bytes:5d} B"
-            f"  offered {rate.offered_pps / 1e3:8.1f} kpps"
-            f"  delivered {rate.delivered_pps / 1e3:8.1f} kpps  {rate.gbps:6.2f} Gbit/s"
+            f"  offered {rate.offered_pps / 1e3:6.1f} kpps"
+            f"  delivered {rate.delivered_pps / 1e3:6.1f} kpps {rate.gbps:5.2f} Gbit/s"
+            f"  switch core {rate.switch_core_busy:4.0%} busy"
+            f" -> {rate.per_core_pps / 1e3:6.1f} kpps per busy core"
         )
     for size in (64, 1500):
         wire = next(r for r in rates if r.frame_bytes == size and r.program == forwarding.WIRE)
         l3 = next(r for r in rates if r.frame_bytes == size and r.program == forwarding.L3_FORWARD)
-        print(f"  l3_forward / wire at {size} B: {l3.delivered_pps / wire.delivered_pps:.0%}")
+        delivered = l3.delivered_pps / wire.delivered_pps
+        per_core = l3.per_core_pps / wire.per_core_pps
+        print(
+            f"  l3_forward / wire at {size} B: delivered {delivered:.0%}, per core {per_core:.0%}"
+        )
 
 
 if __name__ == "__main__":

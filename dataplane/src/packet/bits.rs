@@ -4,6 +4,13 @@
 /// Reads `width` (<= 128) bits starting `bit_off` bits into `buf`.
 /// The caller checks that the bits lie inside `buf`.
 pub fn read_bits(buf: &[u8], bit_off: usize, width: u32) -> u128 {
+    // Most header fields are whole bytes on byte boundaries.
+    if bit_off.is_multiple_of(8) && width.is_multiple_of(8) && width <= 128 {
+        let (start, n) = (bit_off / 8, width as usize / 8);
+        let mut bytes = [0u8; 16];
+        bytes[16 - n..].copy_from_slice(&buf[start..start + n]);
+        return u128::from_be_bytes(bytes);
+    }
     let end = bit_off + width as usize;
     let mut acc = 0u128;
     let mut pos = bit_off;
@@ -21,6 +28,11 @@ pub fn read_bits(buf: &[u8], bit_off: usize, width: u32) -> u128 {
 
 /// Writes the low `width` (<= 128) bits of `value` at `bit_off` in `buf`.
 pub fn write_bits(buf: &mut [u8], bit_off: usize, width: u32, value: u128) {
+    if bit_off.is_multiple_of(8) && width.is_multiple_of(8) && width <= 128 {
+        let (start, n) = (bit_off / 8, width as usize / 8);
+        buf[start..start + n].copy_from_slice(&value.to_be_bytes()[16 - n..]);
+        return;
+    }
     let end = bit_off + width as usize;
     let mut pos = bit_off;
     while pos < end {
@@ -48,6 +60,15 @@ mod tests {
         write_bits(&mut buf, 17, 128, u128::MAX - 5);
         assert_eq!(read_bits(&buf, 17, 128), u128::MAX - 5);
         assert_eq!(read_bits(&buf, 3, 13), 0x1abc);
+    }
+
+    #[test]
+    fn whole_bytes_keep_the_low_bits() {
+        let mut buf = [0u8; 6];
+        write_bits(&mut buf, 8, 32, 0x11_2233_4455);
+        assert_eq!(buf, [0, 0x22, 0x33, 0x44, 0x55, 0]);
+        assert_eq!(read_bits(&buf, 8, 32), 0x2233_4455);
+        assert_eq!(read_bits(&buf, 12, 8), 0x23);
     }
 
     #[test]

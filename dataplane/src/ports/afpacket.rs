@@ -1,19 +1,72 @@
-//! A raw AF_PACKET socket bound to one interface, promiscuous and
-//! non-blocking. The switch polls these from its packet thread.
+//! A raw AF_PACKET socket bound to one interface, promiscuous, with a
+//! memory-mapped receive ring (ring.rs) and batched sends (tx_batch.rs). The
+//! switch's packet thread drains the ring; any thread may send.
 
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use super::ring::{Layout, Mapping, Received, RxRing};
+use super::tx_batch::TxBatch;
 
 /// `PACKET_IGNORE_OUTGOING` (Linux 4.20+); not in every libc version.
 const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
-
-/// Receive buffer per port.
-const RCVBUF_BYTES: libc::c_int = 4 << 20;
+/// Receive ring per port: about 2,000 full-size frames, a burst of several
+/// milliseconds at line rate while the packet thread is busy.
+const RX_RING_BYTES: usize = 4 << 20;
 
 pub struct AfPacket {
     pub ifname: String,
+    rx: Mutex<RxRing>,
+    tx: Mutex<TxBatch>,
+    /// Received packets dropped because they did not fit a frame.
+    rx_truncated: AtomicU64,
+    map: Mapping,
     fd: OwnedFd,
+}
+
+fn check(r: libc::c_int) -> io::Result<libc::c_int> {
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r)
+    }
+}
+
+fn set_int(fd: RawFd, level: libc::c_int, name: libc::c_int, value: libc::c_int) -> io::Result<()> {
+    // SAFETY: value lives across the call; the size matches.
+    check(unsafe {
+        libc::setsockopt(
+            fd,
+            level,
+            name,
+            (&value as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    })
+    .map(drop)
+}
+
+/// The interface's MTU, which sizes the ring frames.
+fn mtu(fd: RawFd, name: &CString) -> io::Result<usize> {
+    // SAFETY: ifreq is plain data; the name is copied with its bound checked.
+    unsafe {
+        let mut req: libc::ifreq = std::mem::zeroed();
+        let bytes = name.as_bytes();
+        if bytes.len() >= req.ifr_name.len() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "interface name too long",
+            ));
+        }
+        for (d, &s) in req.ifr_name.iter_mut().zip(bytes) {
+            *d = s as libc::c_char;
+        }
+        check(libc::ioctl(fd, libc::SIOCGIFMTU, &mut req))?;
+        Ok(req.ifr_ifru.ifru_mtu.max(0) as usize)
+    }
 }
 
 impl AfPacket {
@@ -21,121 +74,118 @@ impl AfPacket {
         let cname = CString::new(ifname)
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in name"))?;
         // SAFETY: plain libc calls on a NUL-terminated name and on an fd we own.
-        unsafe {
+        let (fd, ifindex) = unsafe {
             let ifindex = libc::if_nametoindex(cname.as_ptr());
             if ifindex == 0 {
                 return Err(io::Error::last_os_error());
             }
             // Protocol 0 receives nothing until bind, so no packet from another
             // interface can slip in between socket() and bind().
-            let raw = libc::socket(
+            let raw = check(libc::socket(
                 libc::AF_PACKET,
                 libc::SOCK_RAW | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
                 0,
-            );
-            if raw < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            let fd = OwnedFd::from_raw_fd(raw);
+            ))?;
+            (OwnedFd::from_raw_fd(raw), ifindex)
+        };
+        let raw = fd.as_raw_fd();
+        let mtu = mtu(raw, &cname)?;
+        let rx = Layout::for_mtu(mtu, RX_RING_BYTES);
+        let map = Mapping::new(raw, rx)?;
+        // SAFETY: sockaddr_ll and packet_mreq are plain data passed by size.
+        unsafe {
             let mut sll: libc::sockaddr_ll = std::mem::zeroed();
             sll.sll_family = libc::AF_PACKET as u16;
             sll.sll_protocol = (libc::ETH_P_ALL as u16).to_be();
             sll.sll_ifindex = ifindex as i32;
-            if libc::bind(
+            check(libc::bind(
                 raw,
                 (&sll as *const libc::sockaddr_ll).cast(),
                 std::mem::size_of::<libc::sockaddr_ll>() as u32,
-            ) < 0
-            {
-                return Err(io::Error::last_os_error());
-            }
+            ))?;
             let mut mreq: libc::packet_mreq = std::mem::zeroed();
             mreq.mr_ifindex = ifindex as i32;
             mreq.mr_type = libc::PACKET_MR_PROMISC as u16;
-            if libc::setsockopt(
+            check(libc::setsockopt(
                 raw,
                 libc::SOL_PACKET,
                 libc::PACKET_ADD_MEMBERSHIP,
                 (&mreq as *const libc::packet_mreq).cast(),
                 std::mem::size_of::<libc::packet_mreq>() as u32,
-            ) < 0
-            {
-                return Err(io::Error::last_os_error());
-            }
-            // Best effort: a burst larger than the default buffer (~200 KiB)
-            // would be lost while the packet thread is busy. FORCE works for
-            // root beyond net.core.rmem_max; otherwise the capped size applies.
-            let rcvbuf: libc::c_int = RCVBUF_BYTES;
-            for opt in [libc::SO_RCVBUFFORCE, libc::SO_RCVBUF] {
-                if libc::setsockopt(
-                    raw,
-                    libc::SOL_SOCKET,
-                    opt,
-                    (&rcvbuf as *const libc::c_int).cast(),
-                    std::mem::size_of::<libc::c_int>() as u32,
-                ) == 0
-                {
-                    break;
+            ))?;
+        }
+        // Best effort, both: older kernels lack the first, and the receive
+        // path skips outgoing frames anyway; the second only saves the
+        // qdisc layer (a veth has none).
+        let _ = set_int(raw, libc::SOL_PACKET, PACKET_IGNORE_OUTGOING, 1);
+        let _ = set_int(raw, libc::SOL_PACKET, libc::PACKET_QDISC_BYPASS, 1);
+        Ok(AfPacket {
+            ifname: ifname.to_owned(),
+            rx: Mutex::new(RxRing::new(rx)),
+            // A frame of the interface's MTU, with Ethernet and VLAN headers.
+            tx: Mutex::new(TxBatch::new(mtu + 18)),
+            rx_truncated: AtomicU64::new(0),
+            map,
+            fd,
+        })
+    }
+
+    /// Calls `f` on each waiting packet, at most `max` of them; returns how
+    /// many frames were taken.
+    pub fn recv_batch(&self, max: usize, mut f: impl FnMut(&[u8])) -> usize {
+        let mut rx = self.rx.lock().unwrap_or_else(|e| e.into_inner());
+        let mut taken = 0;
+        while taken < max {
+            let more = rx.next(&self.map, |r| match r {
+                Received::Packet(data) => f(data),
+                Received::Outgoing => {}
+                Received::Truncated { len } => {
+                    if self.rx_truncated.fetch_add(1, Ordering::Relaxed) == 0 {
+                        eprintln!(
+                            "p4switch: {}: dropped a {len}-byte frame larger than the MTU; \
+                             turn off segmentation offloads (ethtool -K {} tso off gso off gro off)",
+                            self.ifname, self.ifname
+                        );
+                    }
                 }
+            });
+            if !more {
+                break;
             }
-            // Best effort: older kernels lack it, and recv() filters by
-            // sll_pkttype anyway.
-            let one: libc::c_int = 1;
-            libc::setsockopt(
-                raw,
-                libc::SOL_PACKET,
-                PACKET_IGNORE_OUTGOING,
-                (&one as *const libc::c_int).cast(),
-                std::mem::size_of::<libc::c_int>() as u32,
-            );
-            Ok(AfPacket {
-                ifname: ifname.to_owned(),
-                fd,
-            })
+            taken += 1;
         }
+        taken
     }
 
-    /// Receives one packet into `buf`; `Ok(None)` when nothing is waiting.
-    /// Packets this host sent (our own transmissions) are skipped.
-    pub fn recv(&self, buf: &mut [u8]) -> io::Result<Option<usize>> {
-        loop {
-            // SAFETY: buf and the address are valid for the sizes passed.
-            let (n, pkttype) = unsafe {
-                let mut sll: libc::sockaddr_ll = std::mem::zeroed();
-                let mut alen = std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
-                let n = libc::recvfrom(
-                    self.fd.as_raw_fd(),
-                    buf.as_mut_ptr().cast(),
-                    buf.len(),
-                    0,
-                    (&mut sll as *mut libc::sockaddr_ll).cast(),
-                    &mut alen,
-                );
-                (n, sll.sll_pkttype)
-            };
-            if n < 0 {
-                let e = io::Error::last_os_error();
-                return match e.kind() {
-                    io::ErrorKind::WouldBlock => Ok(None),
-                    io::ErrorKind::Interrupted => continue,
-                    _ => Err(e),
-                };
-            }
-            if pkttype == libc::PACKET_OUTGOING {
-                continue;
-            }
-            return Ok(Some(n as usize));
-        }
-    }
-
+    /// Queues a packet to send; it leaves at the next flush, or at once
+    /// when a batch is full.
     pub fn send(&self, data: &[u8]) -> io::Result<()> {
-        // SAFETY: data is valid for its length; the socket is bound.
-        let n = unsafe { libc::send(self.fd.as_raw_fd(), data.as_ptr().cast(), data.len(), 0) };
-        if n < 0 {
-            Err(io::Error::last_os_error())
-        } else {
-            Ok(())
+        let mut tx = self.tx.lock().unwrap_or_else(|e| e.into_inner());
+        if data.len() > tx.slot_bytes() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{}-byte frame is larger than the MTU of {} allows ({} bytes)",
+                    data.len(),
+                    self.ifname,
+                    tx.slot_bytes()
+                ),
+            ));
         }
+        tx.push(data);
+        if tx.is_full() {
+            tx.send(self.fd.as_raw_fd())?;
+        }
+        Ok(())
+    }
+
+    /// Sends every queued packet.
+    pub fn flush(&self) -> io::Result<()> {
+        let mut tx = self.tx.lock().unwrap_or_else(|e| e.into_inner());
+        if tx.is_empty() {
+            return Ok(());
+        }
+        tx.send(self.fd.as_raw_fd())
     }
 
     pub fn raw_fd(&self) -> RawFd {

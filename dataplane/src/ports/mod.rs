@@ -1,8 +1,10 @@
-//! Switch ports: AF_PACKET sockets on Linux interfaces, and in-memory ports
-//! whose output is collected for tests.
+//! Switch ports: AF_PACKET sockets (a memory-mapped receive ring, batched
+//! sends) on Linux interfaces, and in-memory ports whose output is collected for tests.
 
 pub mod afpacket;
 pub mod memory;
+mod ring;
+mod tx_batch;
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -161,14 +161,14 @@ impl Switch {
             if serializing || links.delay_ns(port) > 0 {
                 // Set before the packet is on the wire, so run_due looks.
                 self.links_active.store(true, Ordering::SeqCst);
-                links.send(Direction::Out, port, data.to_vec(), depart_ns);
+                let lands_ns = links.send(Direction::Out, port, data.to_vec(), depart_ns);
                 drop(links);
                 if trace {
                     eprintln!(
                         "[dp]   transmitting on port {port} until {depart_ns} ns, then the link"
                     );
                 }
-                self.wake_scheduler();
+                self.wake_for(lands_ns);
                 return true;
             }
         }
@@ -204,6 +204,7 @@ impl Switch {
             }
             Some(Port::Interface(s)) => {
                 let r = s.send(data);
+                self.tx_pending.store(true, Ordering::Relaxed);
                 if trace {
                     match &r {
                         Ok(()) => eprintln!(
@@ -223,6 +224,24 @@ impl Switch {
                     eprintln!("[dp]   dropped: no port {port}");
                 }
                 false
+            }
+        }
+    }
+
+    /// Sends what the ports' transmit rings hold. Every thread that runs
+    /// `run_due` calls this when its batch of work is done.
+    pub(super) fn flush_ports(&self) {
+        if !self.tx_pending.swap(false, Ordering::Relaxed) {
+            return;
+        }
+        let ports = self.ports.read().unwrap_or_else(lock_err);
+        for p in ports.by_number.values() {
+            if let Port::Interface(s) = p {
+                if let Err(e) = s.flush() {
+                    if self.trace.load(Ordering::Relaxed) {
+                        eprintln!("[dp]   sending on {} failed: {e}", s.ifname);
+                    }
+                }
             }
         }
     }

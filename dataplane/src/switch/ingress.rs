@@ -73,9 +73,9 @@ impl Switch {
         if self.links_active.load(Ordering::Relaxed) {
             let mut links = self.links.lock().unwrap_or_else(lock_err);
             if links.delay_ns(port) > 0 {
-                links.send(Direction::In, port, data.to_vec(), self.clock.now_ns());
+                let lands_ns = links.send(Direction::In, port, data.to_vec(), self.clock.now_ns());
                 drop(links);
-                self.wake_scheduler();
+                self.wake_for(lands_ns);
                 return;
             }
         }
@@ -192,8 +192,9 @@ impl Switch {
         } else {
             self.enqueue(&mut tm, l, phv, payload, spec as u32, &pass);
         }
-        drop(tm);
-        self.tm_wake.notify_all();
+        if let Some(t) = tm.next_dequeue_ns() {
+            self.wake_for_locked(&tm, t);
+        }
     }
 
     /// Runs a resubmitted or recirculated packet through ingress, unless it

@@ -102,11 +102,16 @@ pub struct Switch {
     tm: Mutex<TrafficManager>,
     /// Wakes the scheduler thread when a packet is queued.
     tm_wake: Condvar,
+    /// When the sleeping scheduler thread will wake by itself (ns); 0 while
+    /// it is awake. Written under `tm`.
+    scheduler_wakes_ns: AtomicU64,
     /// Held from taking a departure to its transmission; taken before `tm`.
     egress_turn: Mutex<()>,
     pub(crate) pre: RwLock<Pre>,
     /// Taken after `tm` when both are needed.
     links: Mutex<Links>,
+    /// Some interface's transmit ring holds packets not yet flushed.
+    tx_pending: AtomicBool,
     /// Some port has had a link delay or a packet in transmission: only
     /// then does a packet look at `links`.
     links_active: AtomicBool,
@@ -147,10 +152,12 @@ impl Switch {
             threads: Mutex::new(Vec::new()),
             tm: Mutex::new(TrafficManager::new(o.priority_queues)),
             tm_wake: Condvar::new(),
+            scheduler_wakes_ns: AtomicU64::new(0),
             egress_turn: Mutex::new(()),
             pre: RwLock::new(Pre::default()),
             links: Mutex::new(Links::default()),
             links_active: AtomicBool::new(false),
+            tx_pending: AtomicBool::new(false),
             cpu_port: o.cpu_port,
             packet_ins: Mailbox::default(),
             digests: Mailbox::default(),
@@ -246,6 +253,7 @@ impl Switch {
         let mut ctx = self.inject_ctx.lock().unwrap_or_else(lock_err);
         self.receive(loaded, &mut ctx, port, data);
         self.run_due(loaded, &mut ctx);
+        self.flush_ports();
         Ok(())
     }
 

@@ -25,7 +25,10 @@ impl Switch {
                 Some(t) if t <= target => {
                     self.clock.advance_to(t);
                     match state.as_ref() {
-                        Some(l) => self.run_due(l, &mut ctx),
+                        Some(l) => {
+                            self.run_due(l, &mut ctx);
+                            self.flush_ports();
+                        }
                         None => break,
                     }
                 }
@@ -110,10 +113,22 @@ impl Switch {
         out
     }
 
-    pub(super) fn wake_scheduler(&self) {
-        // Taking the lock orders the wake-up after the scheduler's check.
-        drop(self.tm.lock().unwrap_or_else(lock_err));
-        self.tm_wake.notify_all();
+    /// Wakes the scheduler thread for a new event at `at_ns`, but only if
+    /// it is asleep past that time: a wake-up per packet would cost a
+    /// context switch per packet. An event already due is left to the
+    /// calling thread, whose `run_due` follows every packet it receives.
+    pub(super) fn wake_for(&self, at_ns: u64) {
+        let tm = self.tm.lock().unwrap_or_else(lock_err);
+        self.wake_for_locked(&tm, at_ns);
+    }
+
+    /// `wake_for` with the traffic manager already locked: the lock orders
+    /// this check after the scheduler's own look at the queues.
+    pub(super) fn wake_for_locked(&self, _tm: &TrafficManager, at_ns: u64) {
+        let asleep_until = self.scheduler_wakes_ns.load(Ordering::Relaxed);
+        if at_ns < asleep_until && at_ns > self.clock.now_ns() {
+            self.tm_wake.notify_all();
+        }
     }
 
     /// The next departure or landing, given the locked traffic manager.

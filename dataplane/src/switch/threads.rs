@@ -14,7 +14,6 @@ const SCHEDULER_IDLE: Duration = Duration::from_millis(100);
 const POLL_TIMEOUT_MS: i32 = 100;
 /// Packets taken from one socket before moving to the next, for fairness.
 const RX_BATCH: usize = 64;
-const RX_BUF: usize = 65536;
 
 impl Switch {
     /// Starts the packet thread for interface ports (if any) and, in real
@@ -68,6 +67,7 @@ impl Switch {
                     self.run_due(l, &mut ctx);
                 }
             }
+            self.flush_ports();
             let tm = self.tm.lock().unwrap_or_else(lock_err);
             if !self.running.load(Ordering::SeqCst) {
                 break;
@@ -78,7 +78,13 @@ impl Switch {
                 Some(t) => Duration::from_nanos(t - now).min(SCHEDULER_IDLE),
                 None => SCHEDULER_IDLE,
             };
-            let _ = self.tm_wake.wait_timeout(tm, wait);
+            self.scheduler_wakes_ns.store(
+                now.saturating_add(wait.as_nanos() as u64),
+                Ordering::Relaxed,
+            );
+            let (_tm, _) = self.tm_wake.wait_timeout(tm, wait).unwrap_or_else(lock_err);
+            // Awake: it looks at the queues again before it sleeps.
+            self.scheduler_wakes_ns.store(0, Ordering::Relaxed);
         }
     }
 
@@ -91,39 +97,36 @@ impl Switch {
                 revents: 0,
             })
             .collect();
-        let mut buf = vec![0u8; RX_BUF];
         let mut ctx = Ctx::default();
         while self.running.load(Ordering::SeqCst) {
+            let mut taken = 0;
+            {
+                let state = self.state.read().unwrap_or_else(lock_err);
+                for (port, sock) in ifs {
+                    taken += sock.recv_batch(RX_BATCH, |data| {
+                        if let Some(l) = state.as_ref() {
+                            self.receive(l, &mut ctx, *port, data);
+                            self.run_due(l, &mut ctx);
+                        }
+                    });
+                }
+            }
+            self.flush_ports();
+            if taken > 0 {
+                continue;
+            }
+            // Nothing waiting: sleep until a ring has a frame.
             // SAFETY: fds is a valid array of pollfd for its length.
             let n =
                 unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, POLL_TIMEOUT_MS) };
-            if n <= 0 {
-                if n < 0 {
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-                continue;
+            if n < 0 {
+                std::thread::sleep(Duration::from_millis(1));
             }
-            for (i, (port, sock)) in ifs.iter().enumerate() {
-                if fds[i].revents & (libc::POLLHUP | libc::POLLNVAL) != 0 {
+            for f in fds.iter_mut() {
+                if f.revents & (libc::POLLHUP | libc::POLLNVAL) != 0 {
                     // The interface is gone; a negative fd makes poll skip it
                     // instead of waking us in a busy loop.
-                    fds[i].fd = -1;
-                    continue;
-                }
-                if fds[i].revents & (libc::POLLIN | libc::POLLERR) == 0 {
-                    continue;
-                }
-                for _ in 0..RX_BATCH {
-                    match sock.recv(&mut buf) {
-                        Ok(Some(len)) => {
-                            let state = self.state.read().unwrap_or_else(lock_err);
-                            if let Some(l) = state.as_ref() {
-                                self.receive(l, &mut ctx, *port, &buf[..len.min(RX_BUF)]);
-                                self.run_due(l, &mut ctx);
-                            }
-                        }
-                        Ok(None) | Err(_) => break,
-                    }
+                    f.fd = -1;
                 }
             }
         }
