@@ -27,7 +27,12 @@ _QUEUE_KWARGS = {
     "depth-packets": "depth_packets",
     "depth-bytes": "depth_bytes",
 }
-_COUNTER_KEYS = {"rx-packets": "rx_packets", "tx-packets": "tx_packets", "tm-drops": "tm_drops"}
+_COUNTER_KEYS = {
+    "rx-packets": "rx_packets",
+    "tx-packets": "tx_packets",
+    "tm-drops": "tm_drops",
+    "tx-drops": "tx_drops",
+}
 
 
 class PortControl(Protocol):

@@ -12,8 +12,10 @@ noisy.
 A veth delivers a packet on the sender's core, so CPU 0 pays both for trafgen and for
 the kernel's copy into the switch's receive ring: the generator saturates near what the
 switch can take, and the delivered rate is then bounded by the offer. So the busy time of
-CPU 1 (from /proc/stat: all but idle and iowait) is measured too, and the rate per busy
-switch core (delivered / busy fraction) is the switch's one-core capacity.
+CPU 1 while trafgen runs (from /proc/stat: all but idle and iowait) is measured too, and
+the rate per busy switch core (delivered / busy fraction) is the switch's one-core
+capacity. This VM's CPU speed varies by up to 2x from minute to minute (a fixed Python
+loop on one core takes 0.24 to 0.46 s): compare figures of one run only.
 """
 
 import shutil
@@ -116,8 +118,8 @@ def measure(program: str, size: int, json_path: Path, p4info_path: Path) -> Rate
         cfg = Path(tmp) / "frame.cfg"
         cfg.write_text(trafgen_config(frame(size)))
         rx0, tx0 = counter(net, "h2", "rx_packets"), counter(net, "h1", "tx_packets")
-        busy0, total0 = cpu_ticks(SWITCH_CPU)
         start = time.monotonic()
+        busy0, total0 = cpu_ticks(SWITCH_CPU)
         net.run(
             [
                 "timeout",
@@ -136,9 +138,9 @@ def measure(program: str, size: int, json_path: Path, p4info_path: Path) -> Rate
             ],
             timeout_s=DURATION_S + 30,
         )
+        busy1, total1 = cpu_ticks(SWITCH_CPU)
         time.sleep(0.2)  # let the switch drain what it already received
         elapsed = time.monotonic() - start
-        busy1, total1 = cpu_ticks(SWITCH_CPU)
         rx1, tx1 = counter(net, "h2", "rx_packets"), counter(net, "h1", "tx_packets")
     busy = (busy1 - busy0) / max(total1 - total0, 1)
     return Rate(program, size, (tx1 - tx0) / elapsed, (rx1 - rx0) / elapsed, busy)

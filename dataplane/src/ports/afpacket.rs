@@ -16,6 +16,7 @@ const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
 /// Receive ring per port: about 2,000 full-size frames, a burst of several
 /// milliseconds at line rate while the packet thread is busy.
 const RX_RING_BYTES: usize = 4 << 20;
+const SNDBUF_BYTES: libc::c_int = 4 << 20;
 
 pub struct AfPacket {
     pub ifname: String,
@@ -23,6 +24,8 @@ pub struct AfPacket {
     tx: Mutex<TxBatch>,
     /// Received packets dropped because they did not fit a frame.
     rx_truncated: AtomicU64,
+    /// Packets the kernel refused to send.
+    tx_dropped: AtomicU64,
     map: Mapping,
     fd: OwnedFd,
 }
@@ -119,12 +122,20 @@ impl AfPacket {
         // qdisc layer (a veth has none).
         let _ = set_int(raw, libc::SOL_PACKET, PACKET_IGNORE_OUTGOING, 1);
         let _ = set_int(raw, libc::SOL_PACKET, libc::PACKET_QDISC_BYPASS, 1);
+        // Best effort, FORCE for root beyond net.core.wmem_max: room for
+        // the packets the receiving side of the link has not freed yet.
+        for opt in [libc::SO_SNDBUFFORCE, libc::SO_SNDBUF] {
+            if set_int(raw, libc::SOL_SOCKET, opt, SNDBUF_BYTES).is_ok() {
+                break;
+            }
+        }
         Ok(AfPacket {
             ifname: ifname.to_owned(),
             rx: Mutex::new(RxRing::new(rx)),
             // A frame of the interface's MTU, with Ethernet and VLAN headers.
             tx: Mutex::new(TxBatch::new(mtu + 18)),
             rx_truncated: AtomicU64::new(0),
+            tx_dropped: AtomicU64::new(0),
             map,
             fd,
         })
@@ -174,7 +185,7 @@ impl AfPacket {
         }
         tx.push(data);
         if tx.is_full() {
-            tx.send(self.fd.as_raw_fd())?;
+            self.send_batch(&mut tx)?;
         }
         Ok(())
     }
@@ -185,7 +196,18 @@ impl AfPacket {
         if tx.is_empty() {
             return Ok(());
         }
-        tx.send(self.fd.as_raw_fd())
+        self.send_batch(&mut tx)
+    }
+
+    fn send_batch(&self, tx: &mut TxBatch) -> io::Result<()> {
+        let (dropped, err) = tx.send(self.fd.as_raw_fd());
+        self.tx_dropped.fetch_add(dropped as u64, Ordering::Relaxed);
+        err.map_or(Ok(()), Err)
+    }
+
+    /// Packets that were queued to send but that the kernel refused.
+    pub fn tx_dropped(&self) -> u64 {
+        self.tx_dropped.load(Ordering::Relaxed)
     }
 
     pub fn raw_fd(&self) -> RawFd {

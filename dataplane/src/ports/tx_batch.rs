@@ -7,6 +7,10 @@ use std::os::fd::RawFd;
 
 /// Packets per `sendmmsg`.
 pub const TX_BATCH: usize = 32;
+/// How long a send waits for the socket's buffer before the packet is
+/// dropped. Sent packets hold the buffer until the receiving side of the
+/// link frees them, which the kernel may defer to ksoftirqd on this core.
+const TX_WAIT_MS: libc::c_int = 10;
 
 pub struct TxBatch {
     buf: Vec<u8>,
@@ -49,9 +53,10 @@ impl TxBatch {
     }
 
     /// Sends every packet of the batch on `fd` (bound to its interface) and
-    /// empties it. A packet the kernel refuses is dropped and the rest still
-    /// go; the first error is returned.
-    pub fn send(&mut self, fd: RawFd) -> io::Result<()> {
+    /// empties it. When the socket's buffer is full, it waits for room (up
+    /// to TX_WAIT_MS); a packet the kernel still refuses is dropped and the
+    /// rest go. Returns how many were dropped and the first error.
+    pub fn send(&mut self, fd: RawFd) -> (usize, Option<io::Error>) {
         // SAFETY: all-zero iovec and mmsghdr are valid (null pointers, zero
         // lengths); they are filled below.
         let mut iov: [libc::iovec; TX_BATCH] = unsafe { std::mem::zeroed() };
@@ -63,6 +68,8 @@ impl TxBatch {
             msgs[i].msg_hdr.msg_iovlen = 1;
         }
         let mut first_err = None;
+        let mut dropped = 0;
+        let mut waited = false;
         let mut done = 0;
         while done < self.count {
             // SAFETY: msgs[done..count] point into self.buf, alive and
@@ -77,17 +84,37 @@ impl TxBatch {
             };
             if n > 0 {
                 done += n as usize;
+                waited = false;
                 continue;
             }
             let e = io::Error::last_os_error();
+            let full = matches!(e.raw_os_error(), Some(libc::EAGAIN | libc::ENOBUFS));
             if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            if full && !waited {
+                waited = true;
+                wait_writable(fd);
                 continue;
             }
             // The packet at `done` failed: drop it and go on with the rest.
             first_err.get_or_insert(e);
+            dropped += 1;
             done += 1;
         }
         self.count = 0;
-        first_err.map_or(Ok(()), Err)
+        (dropped, first_err)
+    }
+}
+
+fn wait_writable(fd: RawFd) {
+    let mut p = libc::pollfd {
+        fd,
+        events: libc::POLLOUT,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd.
+    unsafe {
+        libc::poll(&mut p, 1, TX_WAIT_MS);
     }
 }

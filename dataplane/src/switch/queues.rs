@@ -5,6 +5,7 @@ use std::sync::atomic::Ordering;
 
 use super::{lock_err, ApiError, ApiResult, QueueSettings, Switch};
 use crate::pipeline::DROP_PORT;
+use crate::ports::Port;
 use crate::tm::{QueueConfig, Rate, TrafficManager};
 
 impl Switch {
@@ -97,14 +98,31 @@ impl Switch {
         Ok(())
     }
 
-    /// rx_packets, tx_packets, tm_drops, and per queue qN_depth, qN_drops.
+    /// rx_packets, tx_packets, tm_drops, tx_drops, and per queue qN_depth,
+    /// qN_drops.
     pub fn port_stats(&self, port: u32) -> Vec<(String, u64)> {
+        // Sends are batched: a packet counts as sent when queued, and one the
+        // interface refuses later moves from tx_packets to tx_drops.
+        let tx_drops = match self
+            .ports
+            .read()
+            .unwrap_or_else(lock_err)
+            .by_number
+            .get(&port)
+        {
+            Some(Port::Interface(s)) => s.tx_dropped(),
+            _ => 0,
+        };
         let mut tm = self.tm.lock().unwrap_or_else(lock_err);
         let p = tm.port(port);
         let mut out = vec![
             ("rx_packets".to_owned(), p.rx_packets),
-            ("tx_packets".to_owned(), p.tx_packets),
+            (
+                "tx_packets".to_owned(),
+                p.tx_packets.saturating_sub(tx_drops),
+            ),
             ("tm_drops".to_owned(), p.tm_drops),
+            ("tx_drops".to_owned(), tx_drops),
         ];
         for (i, q) in p.queues.iter().enumerate() {
             out.push((format!("q{i}_depth"), q.len() as u64));
