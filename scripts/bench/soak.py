@@ -4,11 +4,14 @@ Method: the forwarding harness (forwarding.py: two veths in a namespace, switch 
 CPU 1, trafgen on CPU 0) with trafgen limited to RATE_PPS of 64-byte frames, for
 DURATION_S seconds. The switch's resident memory (VmRSS of its process) is sampled every
 SAMPLE_S seconds; growth is measured from the sample after WARMUP_S to the last one.
+At the end it prints the interfaces' and the switch's packet counters: h1's sent minus
+the switch's received is what the receive ring dropped (the switch's core was too busy).
 
     .venv/bin/python scripts/bench/soak.py [--rate-pps N] [--duration-s N]
 """
 
 import argparse
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -20,6 +23,22 @@ from p4aqm.netlab import TestNetwork
 
 SAMPLE_S = 10.0
 WARMUP_S = 60.0
+
+# Run in the network's namespace: the switch's own port counters, over gNMI.
+COUNTERS = """
+import asyncio, sys
+from finsy import GNMIClient, GNMIPath
+
+async def main():
+    async with GNMIClient(sys.argv[1]) as client:
+        for port in (1, 2):
+            path = GNMIPath(f"/p4aqm/ports/port[id={port}]/state/counters")
+            for update in await client.get(path):
+                name = str(update.path).rsplit("/", 1)[-1]
+                print(f"  switch port {port} {name}: {update.value}")
+
+asyncio.run(main())
+"""
 
 
 def rss_kib(pid: int) -> int:
@@ -69,7 +88,15 @@ def main() -> None:
                 f"  offered={offered}  delivered={delivered}"
             )
             time.sleep(SAMPLE_S)
-        generator.terminate()
+        # trafgen does not always stop on SIGTERM while it paces its sends.
+        generator.kill()
+        generator.wait()
+        time.sleep(1.0)
+        print(
+            f"  h1 sent {counter(net, 'h1', 'tx_packets')}, s1 received"
+            f" {counter(net, 's1', 'rx_packets')}, h2 received {counter(net, 'h2', 'rx_packets')}"
+        )
+        print(net.run([sys.executable, "-c", COUNTERS, grpc_addr], check=True).stdout, end="")
     base = next(s for s in samples if s[0] >= min(WARMUP_S, samples[-1][0]))
     last = samples[-1]
     growth = (last[1] - base[1]) / base[1]

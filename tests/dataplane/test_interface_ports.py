@@ -98,8 +98,8 @@ def frame(n: int, size: int, vlan: int | None = None) -> bytes:
 
 
 LONE = [frame(0, 64), frame(1, 64, vlan=0x2005), frame(2, 1514)]
-# 40 bursts of 200: several turns of the 2,048-frame receive ring, in bursts it holds.
-BURSTS = [[frame(n, 64 + n % 700) for n in range(b * 200, (b + 1) * 200)] for b in range(40)]
+# 100 bursts of 200: more than two turns of the 8,192-frame receive ring, in bursts it holds.
+BURSTS = [[frame(n, 64 + n % 700) for n in range(b * 200, (b + 1) * 200)] for b in range(100)]
 
 
 @pytest.fixture(scope="module")

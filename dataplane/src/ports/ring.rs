@@ -169,6 +169,12 @@ impl RxRing {
         RxRing { layout, head: 0 }
     }
 
+    /// Whether a frame is waiting, without taking it.
+    pub fn ready(&self, map: &Mapping) -> bool {
+        let frame = map.frame(self.head * self.layout.frame_bytes);
+        status(frame).load(Ordering::Acquire) & libc::TP_STATUS_USER != 0
+    }
+
     /// Hands the next waiting frame to `f` and returns it to the kernel;
     /// false when none is waiting.
     pub fn next(&mut self, map: &Mapping, f: impl FnOnce(Received<'_>)) -> bool {
