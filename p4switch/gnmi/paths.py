@@ -3,7 +3,7 @@
     /p4aqm/ports/port[id=N]/queues/queue[id=Q]/config/{rate-bps,rate-pps,depth-packets,depth-bytes}
     /p4aqm/ports/port[id=N]/queues/queue[id=Q]/state/{depth,drops}
     /p4aqm/ports/port[id=N]/link/config/{delay-us,rate-bps}
-    /p4aqm/ports/port[id=N]/state/counters/{rx-packets,tx-packets,tm-drops,tx-drops}
+    /p4aqm/ports/port[id=N]/state/counters/{rx-packets,tx-packets,tm-drops,rx-drops,tx-drops}
 
 `queue[id=*]` addresses every queue of the port (Set only). A Get path may stop at a
 container (`.../config`, `.../state`, `.../counters`) to read every leaf below it.
@@ -22,7 +22,7 @@ MAX_PORT = 511  # v1model ports are bit<9>
 QUEUE_CONFIG = ("rate-bps", "rate-pps", "depth-packets", "depth-bytes")
 QUEUE_STATE = ("depth", "drops")
 LINK_CONFIG = ("delay-us", "rate-bps")
-PORT_COUNTERS = ("rx-packets", "tx-packets", "tm-drops", "tx-drops")
+PORT_COUNTERS = ("rx-packets", "tx-packets", "tm-drops", "rx-drops", "tx-drops")
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ _COUNTER_KEYS = {
     "rx-packets": "rx_packets",
     "tx-packets": "tx_packets",
     "tm-drops": "tm_drops",
+    "rx-drops": "rx_drops",
     "tx-drops": "tx_drops",
 }
 

@@ -11,6 +11,8 @@ the switch's received is what the receive ring dropped (the switch's core was to
 """
 
 import argparse
+import os
+import signal
 import sys
 import tempfile
 import time
@@ -88,8 +90,8 @@ def main() -> None:
                 f"  offered={offered}  delivered={delivered}"
             )
             time.sleep(SAMPLE_S)
-        # trafgen does not always stop on SIGTERM while it paces its sends.
-        generator.kill()
+        # trafgen runs its sender in a child process: stop the whole group.
+        os.killpg(generator.pid, signal.SIGKILL)
         generator.wait()
         time.sleep(1.0)
         print(

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -135,3 +136,46 @@ def test_full_size_frame_passes_whole(through_switch: dict) -> None:
 
 def test_packets_keep_their_order_over_many_turns_of_the_ring(through_switch: dict) -> None:
     assert through_switch["bursts"] == [[f.hex() for f in b] for b in BURSTS]
+
+
+# The switch's sockets exist from add_interface; with no packet thread yet, the receive
+# ring fills and the kernel drops the rest, which port_stats must show as rx_drops.
+RING_OVERFLOW = r"""
+import json, socket, sys, time
+from p4switch._dataplane import Dataplane
+
+dp = Dataplane()
+dp.add_interface(1, "s1")
+dp.add_interface(2, "s2")
+dp.load_pipeline(open(sys.argv[1], "rb").read())
+tx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+tx.bind(("h1", 0))
+frame = bytes.fromhex(sys.argv[2])
+for _ in range(int(sys.argv[3])):
+    tx.send(frame)
+before = dp.port_stats(1)
+dp.start()
+deadline = time.monotonic() + 10
+while dp.port_stats(1)["rx_packets"] < 8192 and time.monotonic() < deadline:
+    time.sleep(0.05)
+after = dp.port_stats(1)
+dp.stop()
+print(json.dumps({"before": before, "after": after}))
+"""
+
+RING_FRAMES = 8192
+
+
+def test_a_full_receive_ring_drops_and_counts(tmp_path: Path) -> None:
+    source = tmp_path / "wire.p4"
+    source.write_text(WIRE_P4)
+    program = compile_program(source, tmp_path)
+    sent = RING_FRAMES + 808
+    with TestNetwork(ports=2) as net:
+        args = [sys.executable, "-c", RING_OVERFLOW, str(program.json_path)]
+        result = net.run([*args, frame(0, 64).hex(), str(sent)], timeout_s=120)
+    assert result.returncode == 0, result.stderr
+    stats = json.loads(result.stdout)
+    assert stats["before"]["rx_packets"] == 0
+    assert stats["after"]["rx_packets"] == RING_FRAMES
+    assert stats["after"]["rx_drops"] == sent - RING_FRAMES

@@ -31,7 +31,7 @@ def test_leaves() -> None:
 
 def test_containers_expand_and_prefixes_join() -> None:
     names = [leaf.name for leaf in _resolve("state/counters", prefix=PORT)]
-    assert names == ["rx-packets", "tx-packets", "tm-drops", "tx-drops"]
+    assert names == ["rx-packets", "tx-packets", "tm-drops", "rx-drops", "tx-drops"]
     assert len(_resolve(f"{PORT}/queues/queue[id=0]/config")) == 4
 
 

@@ -25,6 +25,9 @@ pub struct AfPacket {
     tx: Mutex<TxBatch>,
     /// Received packets dropped because they did not fit a frame.
     rx_truncated: AtomicU64,
+    /// Packets the kernel dropped because the ring was full, as counted so
+    /// far (reading the kernel's count resets it).
+    rx_ring_drops: AtomicU64,
     /// Packets the kernel refused to send.
     tx_dropped: AtomicU64,
     map: Mapping,
@@ -136,6 +139,7 @@ impl AfPacket {
             // A frame of the interface's MTU, with Ethernet and VLAN headers.
             tx: Mutex::new(TxBatch::new(mtu + 18)),
             rx_truncated: AtomicU64::new(0),
+            rx_ring_drops: AtomicU64::new(0),
             tx_dropped: AtomicU64::new(0),
             map,
             fd,
@@ -213,6 +217,30 @@ impl AfPacket {
         let (dropped, err) = tx.send(self.fd.as_raw_fd());
         self.tx_dropped.fetch_add(dropped as u64, Ordering::Relaxed);
         err.map_or(Ok(()), Err)
+    }
+
+    /// Packets lost before ingress: the receive ring was full (the packet
+    /// thread fell behind), or a frame did not fit a ring slot.
+    pub fn rx_dropped(&self) -> u64 {
+        let mut stats = libc::tpacket_stats {
+            tp_packets: 0,
+            tp_drops: 0,
+        };
+        let mut len = std::mem::size_of::<libc::tpacket_stats>() as libc::socklen_t;
+        // SAFETY: stats and len are valid for the size passed.
+        let r = unsafe {
+            libc::getsockopt(
+                self.fd.as_raw_fd(),
+                libc::SOL_PACKET,
+                libc::PACKET_STATISTICS,
+                (&mut stats as *mut libc::tpacket_stats).cast(),
+                &mut len,
+            )
+        };
+        let new = if r == 0 { u64::from(stats.tp_drops) } else { 0 };
+        self.rx_ring_drops.fetch_add(new, Ordering::Relaxed)
+            + new
+            + self.rx_truncated.load(Ordering::Relaxed)
     }
 
     /// Packets that were queued to send but that the kernel refused.

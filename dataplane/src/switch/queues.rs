@@ -98,21 +98,17 @@ impl Switch {
         Ok(())
     }
 
-    /// rx_packets, tx_packets, tm_drops, tx_drops, and per queue qN_depth,
-    /// qN_drops.
+    /// rx_packets, tx_packets, tm_drops, rx_drops, tx_drops, and per queue
+    /// qN_depth, qN_drops.
     pub fn port_stats(&self, port: u32) -> Vec<(String, u64)> {
         // Sends are batched: a packet counts as sent when queued, and one the
         // interface refuses later moves from tx_packets to tx_drops.
-        let tx_drops = match self
-            .ports
-            .read()
-            .unwrap_or_else(lock_err)
-            .by_number
-            .get(&port)
-        {
-            Some(Port::Interface(s)) => s.tx_dropped(),
-            _ => 0,
+        let ports = self.ports.read().unwrap_or_else(lock_err);
+        let (rx_drops, tx_drops) = match ports.by_number.get(&port) {
+            Some(Port::Interface(s)) => (s.rx_dropped(), s.tx_dropped()),
+            _ => (0, 0),
         };
+        drop(ports);
         let mut tm = self.tm.lock().unwrap_or_else(lock_err);
         let p = tm.port(port);
         let mut out = vec![
@@ -122,6 +118,7 @@ impl Switch {
                 p.tx_packets.saturating_sub(tx_drops),
             ),
             ("tm_drops".to_owned(), p.tm_drops),
+            ("rx_drops".to_owned(), rx_drops),
             ("tx_drops".to_owned(), tx_drops),
         ];
         for (i, q) in p.queues.iter().enumerate() {
