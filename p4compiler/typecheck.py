@@ -115,6 +115,18 @@ def referenced(e: ast.Expression) -> Any:
     return sym.decl
 
 
+def value_set_fields(ty: t.Type) -> list[t.Type] | None:
+    """The bit<W> parts of a value set's element type, in key order; None if T is
+    not bit<W> or a struct of bit<W> fields."""
+    if isinstance(ty, t.Bits) and not ty.signed:
+        return [ty]
+    if isinstance(ty, t.StructLike) and ty.kind == "struct" and ty.fields:
+        parts = [ft for _, ft in ty.fields]
+        if all(isinstance(ft, t.Bits) and not ft.signed for ft in parts):
+            return parts
+    return None
+
+
 def const_value(expr: ast.Expression) -> int | bool | None:
     """The compile-time value of `expr`, or None if it is not a constant."""
     if isinstance(expr, ast.IntLiteral):
@@ -521,9 +533,34 @@ class Checker:
         elif isinstance(decl, ast.Instantiation):
             self.instantiation(decl, scope)
         elif isinstance(decl, ast.ValueSetDeclaration):
-            raise CompileError(decl.pos, "value sets are not supported yet")
+            self.value_set(decl, scope)
         else:
             raise CompileError(decl.pos, f"{type(decl).__name__} is not allowed here")
+
+    def value_set(self, decl: ast.ValueSetDeclaration, scope: Scope) -> None:
+        """`value_set<T>(size) name;` in a parser: T is bit<W> or a struct of bit<W>
+        fields (what P4Runtime can express), and the size a constant."""
+        if not isinstance(self.owner, ast.ParserDeclaration):
+            raise CompileError(decl.pos, "a value set can only be declared in a parser")
+        ty = self.resolve_type(decl.type_ref, scope)
+        fields = value_set_fields(ty)
+        if fields is None:
+            raise CompileError(
+                decl.type_ref.pos,
+                f"a value set holds bit<W> or a struct of bit<W> fields, not {ty}",
+            )
+        self.expr(decl.size, scope)
+        size = const_value(decl.size)
+        if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
+            raise CompileError(decl.size.pos, "a value set's size must be a positive constant")
+        if (
+            isinstance(ty, t.StructLike)
+            and isinstance(ty.decl, ast.StructDeclaration)
+            and any(ast.find_annotation(f.annotations, "match") for f in ty.decl.fields)
+        ):
+            raise CompileError(decl.pos, "@match on value set fields is not supported yet")
+        decl.resolved = ty
+        self.declare(scope, Symbol("value_set", decl.name, ty, decl, owner=self.owner), decl.pos)
 
     def variable(self, decl: ast.VariableDeclaration, scope: Scope) -> None:
         ty = self.resolve_type(decl.type_ref, scope)
@@ -749,6 +786,10 @@ class Checker:
         if isinstance(ks, ast.Default | ast.DontCare):
             ks.type = t.DontCareType()
             return
+        sym = scope.lookup(ks.name) if isinstance(ks, ast.Name) else None
+        if isinstance(ks, ast.Name) and sym is not None and sym.kind == "value_set":
+            self.value_set_keyset(ks, sym, key_types)
+            return
         if len(key_types) > 1:
             if not isinstance(ks, ast.ListExpression) or len(ks.items) != len(key_types):
                 raise CompileError(ks.pos, f"expected a tuple of {len(key_types)} keysets")
@@ -769,6 +810,20 @@ class Checker:
             if const_value(part) is None:
                 raise CompileError(part.pos, "a keyset must be a compile-time constant")
         ks.type = kt
+
+    @staticmethod
+    def value_set_keyset(ks: ast.Name, sym: Symbol, key_types: list[t.Type]) -> None:
+        """A value set as a keyset: its fields are the select key, one by one."""
+        fields = value_set_fields(sym.type) or []
+        if [str(ft) for ft in fields] != [str(kt) for kt in key_types]:
+            want = ", ".join(str(kt) for kt in key_types)
+            raise CompileError(
+                ks.pos,
+                f"value set '{ks.name}' holds {sym.type}, which does not match"
+                f" the select key ({want})",
+            )
+        ks.ref = sym
+        ks.type = sym.type
 
     # ---- statements ----------------------------------------------------------------
 
@@ -943,6 +998,8 @@ class Checker:
                 e.ref = Symbol("type", "error", t.Error())
                 return t.Error()
             sym = self.lookup(e, scope)
+            if sym.kind == "value_set":
+                raise CompileError(e.pos, f"value set '{e.name}' can only be a select keyset")
             e.ref = sym
             return sym.type
         if isinstance(e, ast.Member):

@@ -16,7 +16,7 @@ from p4compiler import ast
 from p4compiler import types as t
 from p4compiler.backend import assignments, externs
 from p4compiler.backend.expressions import ExpressionEncoder, Json, const_int, hexstr, node
-from p4compiler.backend.parser_states import ParserLowering
+from p4compiler.backend.parser_states import ParserLowering, ValueSetInfo
 from p4compiler.backend.storage import (
     SCALARS,
     FieldRef,
@@ -70,6 +70,7 @@ class Bmv2Program:
     externs: externs.ExternTables = field(default_factory=externs.ExternTables)
     # The checked source, for P4Info objects that BMv2 does not see (controller headers).
     checked: CheckedProgram | None = None
+    value_sets: list[ValueSetInfo] = field(default_factory=list)
 
 
 class Bmv2Builder(ParserLowering):
@@ -79,6 +80,7 @@ class Bmv2Builder(ParserLowering):
         self.layout = Layout()
         self.roots: dict[int, Any] = {}  # id(Parameter or VariableDeclaration) -> layout root
         self.ext = externs.ExternTables()
+        self.value_sets: list[ValueSetInfo] = []
         self.actions: list[ActionInfo] = []
         self.action_ids: dict[str, int] = {}  # action name -> JSON id
         # id(ActionDeclaration) -> arguments of its directional parameters, as the table
@@ -173,7 +175,15 @@ class Bmv2Builder(ParserLowering):
             "errors": [[e, i] for i, e in enumerate(self.checked.errors)],
             "enums": [],
             "parsers": parsers,
-            "parse_vsets": [],
+            "parse_vsets": [
+                {
+                    "name": v.name,
+                    "id": i,
+                    "compressed_bitwidth": v.bitwidth,
+                    "max_size": v.size,
+                }
+                for i, v in enumerate(self.value_sets)
+            ],
             "deparsers": deparsers,
             "meter_arrays": self.ext.meter_arrays,
             "counter_arrays": self.ext.counter_arrays,
@@ -189,7 +199,9 @@ class Bmv2Builder(ParserLowering):
             "program": self.program_name,
             "__meta__": {"version": JSON_VERSION, "compiler": COMPILER},
         }
-        return Bmv2Program(program, self.tables, self.actions, self.ext, self.checked)
+        return Bmv2Program(
+            program, self.tables, self.actions, self.ext, self.checked, self.value_sets
+        )
 
     def bind_storage(
         self, blocks: dict[str, ast.ParserDeclaration | ast.ControlDeclaration]

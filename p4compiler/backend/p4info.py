@@ -82,6 +82,7 @@ def build_p4info(program: Bmv2Program) -> p4i.P4Info:
     ext = program.externs
     all_names += [r["name"] for r in ext.register_arrays + ext.counter_arrays + ext.meter_arrays]
     all_names += [d["name"] for d in ext.learn_lists]
+    all_names += [v.name for v in program.value_sets]
     alias = aliases(all_names)
 
     table_ids = assign_ids(Prefix.TABLE, [tb.name for tb in tables], _explicit(tables))
@@ -108,7 +109,33 @@ def build_p4info(program: Bmv2Program) -> p4i.P4Info:
     _externs(info, program, alias)
     _controller_headers(info, program)
     _digests(info, program, alias)
+    _value_sets(info, program, alias)
     return info
+
+
+def _value_sets(info: p4i.P4Info, program: Bmv2Program, alias: dict[str, str]) -> None:
+    """Parser value sets; a bit<W> set has one unnamed match field, a struct set one
+    per field, all EXACT (P4Runtime 1.x)."""
+    ids = assign_ids(
+        Prefix.VALUE_SET,
+        [v.name for v in program.value_sets],
+        {
+            v.name: ident
+            for v in program.value_sets
+            if (ident := explicit_id(v.decl.annotations)) is not None
+        },
+    )
+    for v in program.value_sets:
+        msg = info.value_sets.add()
+        fill_preamble(msg.preamble, ids[v.name], v.name, alias[v.name], v.decl.annotations)
+        for i, (name, width) in enumerate(v.fields):
+            mf = msg.match.add()
+            mf.id = i + 1
+            if name is not None:
+                mf.name = name
+            mf.bitwidth = width
+            mf.match_type = p4i.MatchField.EXACT
+        msg.size = v.size
 
 
 def _externs(info: p4i.P4Info, program: Bmv2Program, alias: dict[str, str]) -> None:

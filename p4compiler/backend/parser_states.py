@@ -8,18 +8,37 @@ ranges in transitions, so a range keyset is split into aligned value/mask blocks
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from p4compiler import ast
 from p4compiler import types as t
 from p4compiler.backend import assignments, externs
 from p4compiler.backend.expressions import ExpressionEncoder, Json, const_int, hexstr, node
 from p4compiler.backend.storage import SCALARS, FieldRef, HeaderRef, Layout, StackRef
 from p4compiler.diagnostics import CompileError
-from p4compiler.typecheck import Symbol
+from p4compiler.names import qualified_name
+from p4compiler.typecheck import Symbol, const_value, value_set_fields
+
+
+@dataclass
+class ValueSetInfo:
+    """A parser value set: its control-plane name and its members' fields (P4Info
+    match fields: name, or None for a bit<W> set, and width)."""
+
+    name: str
+    decl: ast.ValueSetDeclaration
+    fields: list[tuple[str | None, int]]
+    size: int
+
+    @property
+    def bitwidth(self) -> int:
+        return sum(w for _, w in self.fields)
 
 
 class ParserLowering:
     # Provided by the builder that mixes this class in.
     layout: Layout
+    value_sets: list[ValueSetInfo]
 
     def bind_local(self, decl: ast.VariableDeclaration, owner: str) -> None:
         raise NotImplementedError
@@ -66,6 +85,8 @@ class ParserLowering:
         for local in decl.locals:
             if isinstance(local, ast.VariableDeclaration):
                 self.bind_local(local, decl.name)
+            elif isinstance(local, ast.ValueSetDeclaration):
+                self.value_sets.append(value_set_info(local, decl))
             elif not isinstance(local, ast.ConstantDeclaration):
                 raise CompileError(local.pos, "this parser local is not supported yet")
         enc = self.encoder()
@@ -182,6 +203,10 @@ class ParserLowering:
             if len(items) == 1 and isinstance(items[0], ast.Default | ast.DontCare):
                 result.append(self.transition("default", None, None, nxt))
                 continue
+            if (vset := _value_set(case.keyset)) is not None:
+                name = next(v.name for v in self.value_sets if v.decl is vset)
+                result.append(self.transition("parse_vset", name, None, nxt))
+                continue
             # Each item matches a union of value/mask pairs (a range needs several); the
             # case matches their cross product, one BMv2 transition per combination.
             combos: list[tuple[list[str], list[str], bool]] = [([], [], False)]
@@ -211,6 +236,28 @@ class ParserLowering:
     @staticmethod
     def transition(kind: str, value: str | None, mask: str | None, nxt: str | None) -> Json:
         return {"type": kind, "value": value, "mask": mask, "next_state": nxt}
+
+
+def value_set_info(decl: ast.ValueSetDeclaration, parser: ast.ParserDeclaration) -> ValueSetInfo:
+    ty = decl.resolved
+    widths = [t.width_of(ft) for ft in value_set_fields(ty) or []]
+    if isinstance(ty, t.StructLike):
+        fields: list[tuple[str | None, int]] = [
+            (name, w) for (name, _), w in zip(ty.fields, widths, strict=True)
+        ]
+    else:
+        fields = [(None, widths[0])]
+    size = const_value(decl.size)
+    assert isinstance(size, int)
+    return ValueSetInfo(qualified_name(decl, parser), decl, fields, size)
+
+
+def _value_set(keyset: ast.Expression) -> ast.ValueSetDeclaration | None:
+    """The value set a select case names, if it names one."""
+    sym = keyset.ref if isinstance(keyset, ast.Name) else None
+    if isinstance(sym, Symbol) and sym.kind == "value_set":
+        return sym.decl
+    return None
 
 
 def _is_lookahead(e: ast.Expression) -> bool:

@@ -187,6 +187,30 @@ CASES = {
         "    state start { p.extract(hdr.h);\n"
         "        transition select(hdr.h.a) { @@m.x: accept; default: accept; } }"
     ),
+    "value_set_of_bool": parser(
+        "    state start { transition accept; }", "    value_set<@@bool>(4) vs;\n"
+    ),
+    "value_set_size_not_constant": parser(
+        "    state start { transition accept; }", "    value_set<bit<8>>(@@m.x) vs;\n"
+    ),
+    "value_set_zero_size": parser(
+        "    state start { transition accept; }", "    value_set<bit<8>>(@@0) vs;\n"
+    ),
+    "value_set_wrong_key_width": parser(
+        "    state start { p.extract(hdr.h);\n"
+        "        transition select(hdr.h.b) { @@vs: accept; default: accept; } }",
+        "    value_set<bit<8>>(4) vs;\n",
+    ),
+    "value_set_struct_for_one_key": parser(
+        "    state start { p.extract(hdr.h);\n"
+        "        transition select(hdr.h.a) { @@vs: accept; default: accept; } }",
+        "    value_set<pair_t>(4) vs;\n",
+    ),
+    "value_set_as_expression": parser(
+        "    state start { p.extract(hdr.h); m.x = @@vs; transition accept; }",
+        "    value_set<bit<8>>(4) vs;\n",
+    ),
+    "value_set_in_control": ingress("", "    value_set<bit<8>>(4) @@vs;\n"),
     "ctor_param_assigned": top(
         "control Add(inout bit<8> x)(bit<8> k) { apply { @@k = 1; } }\n"
     ).replace(HEADER, HEADER + TYPES),
