@@ -32,12 +32,18 @@ ROW_GROUP_S = 1.0
 
 @dataclass(frozen=True)
 class Probe:
-    """One column: a register or counter cell at the port's index, times `scale`."""
+    """One column: a register or counter cell, times `scale`. The cell is the port's
+    index, or `port * stride + offset` for state kept per port and class."""
 
     column: str
     kind: Literal["register", "counter"]
     name: str
     scale: float = 1.0
+    stride: int = 1
+    offset: int = 0
+
+    def index(self, port: int) -> int:
+        return port * self.stride + self.offset
 
 
 class SampleWriter(Protocol):
@@ -113,10 +119,10 @@ class Sampler:
                 entity = self._request.entities.add()
                 if probe.kind == "register":
                     entity.register_entry.register_id = ids["register"][probe.name]
-                    entity.register_entry.index.index = port
+                    entity.register_entry.index.index = probe.index(port)
                 else:
                     entity.counter_entry.counter_id = ids["counter"][probe.name]
-                    entity.counter_entry.index.index = port
+                    entity.counter_entry.index.index = probe.index(port)
                 self._cells.append((port, probe))
         self.columns = ["t_s", "port", *dict.fromkeys(p.column for _, p in self._cells)]
 

@@ -260,14 +260,19 @@ control MyEgress(inout l4_headers_t hdr,
             bit<32> slot = (port << 2) | (bit<32>) meta.cbt_class;
             bit<32> qlen;
             cbt_qlen.read(qlen, slot);
-            qlen = qlen - 1;
+            /* A count the control plane reset while packets were queued must not wrap. */
+            if (qlen != 0) {
+                qlen = qlen - 1;
+            }
             cbt_qlen.write(slot, qlen);
             if (qlen == 0) {
                 cbt_idle_since.write(slot, standard_metadata.egress_global_timestamp);
             }
             bit<32> port_qlen;
             cbt_port_qlen.read(port_qlen, port);
-            cbt_port_qlen.write(port, port_qlen - 1);
+            if (port_qlen != 0) {
+                cbt_port_qlen.write(port, port_qlen - 1);
+            }
         }
     }
 }

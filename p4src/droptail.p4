@@ -69,7 +69,10 @@ control MyEgress(inout headers_t hdr,
             bit<32> port = (bit<32>) standard_metadata.egress_port;
             bit<32> qlen;
             droptail_qlen.read(qlen, port);
-            droptail_qlen.write(port, qlen - 1);
+            /* A count the control plane reset while packets were queued must not wrap. */
+            if (qlen != 0) {
+                droptail_qlen.write(port, qlen - 1);
+            }
         }
     }
 }

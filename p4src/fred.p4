@@ -272,14 +272,19 @@ control MyEgress(inout l4_headers_t hdr,
             bit<32> port = (bit<32>) standard_metadata.egress_port;
             bit<32> qlen;
             fred_qlen.read(qlen, port);
-            qlen = qlen - 1;
+            /* A count the control plane reset while packets were queued must not wrap. */
+            if (qlen != 0) {
+                qlen = qlen - 1;
+            }
             fred_qlen.write(port, qlen);
             if (qlen == 0) {
                 fred_idle_since.write(port, standard_metadata.egress_global_timestamp);
             }
             bit<32> flow_qlen;
             fred_flow_qlen.read(flow_qlen, meta.flow_slot);
-            flow_qlen = flow_qlen - 1;
+            if (flow_qlen != 0) {
+                flow_qlen = flow_qlen - 1;
+            }
             fred_flow_qlen.write(meta.flow_slot, flow_qlen);
             if (flow_qlen == 0) {
                 /* The flow's last packet left: forget it, strikes too, as the paper
@@ -287,7 +292,9 @@ control MyEgress(inout l4_headers_t hdr,
                 fred_flow_strikes.write(meta.flow_slot, 0);
                 bit<32> nactive;
                 fred_nactive.read(nactive, port);
-                fred_nactive.write(port, nactive - 1);
+                if (nactive != 0) {
+                    fred_nactive.write(port, nactive - 1);
+                }
             }
         }
     }

@@ -194,7 +194,10 @@ control MyEgress(inout headers_t hdr,
             bit<32> port = (bit<32>) standard_metadata.egress_port;
             bit<32> qlen;
             red_qlen.read(qlen, port);
-            qlen = qlen - 1;
+            /* A count the control plane reset while packets were queued must not wrap. */
+            if (qlen != 0) {
+                qlen = qlen - 1;
+            }
             red_qlen.write(port, qlen);
             if (qlen == 0) {
                 red_idle_since.write(port, standard_metadata.egress_global_timestamp);

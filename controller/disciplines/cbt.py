@@ -31,8 +31,12 @@ from controller.sampler import Probe
 from controller.schema import StrictModel
 from p4aqm.models.cbt import CbtConfig as CbtTables
 from p4aqm.models.cbt import CbtParams, TrafficClass
+from p4aqm.models.fixed_point import AVG_FRAC_BITS
 
 IP_PROTO_TCP = 6
+# cbt.p4 keeps per-class state and counters at index port * SLOTS_PER_PORT + class.
+SLOTS_PER_PORT = 4
+CLASS_COUNTERS = ("marks", "early_drops", "forced_drops", "threshold_drops", "overflow_drops")
 # The classifier holds 4096 entries for all ports; one per port is the TCP fallback.
 MAX_RULES = 4095
 
@@ -77,9 +81,21 @@ class CbtConfig(RedConfig):
     classes: list[CbtClassRule] = Field(default=[], max_length=MAX_RULES)
 
     def probes(self) -> list[Probe]:
-        """The port's occupancy. Per-class state and counters sit at index port * 4 +
-        class, which a Probe (a cell at the port's index) cannot name yet."""
-        return [Probe("qlen_pkts", "register", "cbt_port_qlen")]
+        """The port's occupancy, then per class (at index port * 4 + class) its
+        occupancy, average, and the decisions it met."""
+        probes = [Probe("qlen_pkts", "register", "cbt_port_qlen")]
+        for c in TrafficClass:
+            name = c.name.lower()
+            per_class = {"stride": SLOTS_PER_PORT, "offset": c.value}
+            probes += [
+                Probe(f"{name}_qlen_pkts", "register", "cbt_qlen", **per_class),
+                Probe(f"{name}_avg_pkts", "register", "cbt_avg", 2.0**-AVG_FRAC_BITS, **per_class),
+                *(
+                    Probe(f"{name}_{counter}", "counter", f"MyIngress.cbt_{counter}", **per_class)
+                    for counter in CLASS_COUNTERS
+                ),
+            ]
+        return probes
 
     def entries(self, port: int) -> list[fy.P4TableEntry]:
         tables = CbtTables.from_params(

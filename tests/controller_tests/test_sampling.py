@@ -155,3 +155,51 @@ def test_without_register_reads_the_counters_remain(
     assert written == len(rows) > 0
     assert all(row["qlen_pkts"] == "" and row["marks"] == "0" for row in rows)
     assert "sampling without ['avg_pkts', 'qlen_pkts']" in capsys.readouterr().err
+
+
+def test_cbt_samples_each_class_at_its_slot(tmp_path: Path) -> None:
+    """CBT keeps per-class state at index port * 4 + class: each class's columns must
+    read its own cells, not the port's."""
+    program = compile_program(P4SRC / "cbt.p4", tmp_path)
+    dataplane = Dataplane(seed=1)
+    server = ServerThread(P4RuntimeService(dataplane, device_id=0))
+    address = f"127.0.0.1:{server.start()}"
+    try:
+        config = {
+            "switch": {"grpc_addr": address},
+            "pipeline": {"p4info": str(program.p4info_path), "bmv2_json": str(program.json_path)},
+            "ports": {
+                2: {
+                    "aqm": {
+                        "discipline": "cbt",
+                        "min_th": 5,
+                        "max_th": 15,
+                        "max_p": 0.1,
+                        "marked_th": 4,
+                        "unmarked_th": 2,
+                    }
+                }
+            },
+        }
+        path = tmp_path / "cbt.yaml"
+        path.write_text(yaml.safe_dump(config))
+        loaded = load_config(path)
+        apply_config(loaded)
+        port = 2
+        for traffic_class, qlen in ((0, 11), (1, 7), (2, 5)):
+            slot = port * 4 + traffic_class
+            dataplane.register_write("cbt_qlen", slot, qlen.to_bytes(4, "big"))
+            dataplane.register_write("cbt_avg", slot, (qlen << 15).to_bytes(4, "big"))
+            dataplane.counter_write("MyIngress.cbt_marks", slot, 0, 100 + traffic_class)
+        dataplane.register_write("cbt_port_qlen", port, (23).to_bytes(4, "big"))
+        sampler = Sampler(address, 0, loaded.pipeline.p4info, {port: loaded.ports[2].aqm.probes()})
+        (row,) = sampler.read(0.0)
+        sampler.close()
+    finally:
+        server.stop()
+    assert row["qlen_pkts"] == 23
+    assert (row["tcp_qlen_pkts"], row["marked_qlen_pkts"], row["unmarked_qlen_pkts"]) == (11, 7, 5)
+    averages = (row["tcp_avg_pkts"], row["marked_avg_pkts"], row["unmarked_avg_pkts"])
+    assert averages == (5.5, 3.5, 2.5)
+    assert (row["tcp_marks"], row["marked_marks"], row["unmarked_marks"]) == (100, 101, 102)
+    assert row["unmarked_threshold_drops"] == 0
