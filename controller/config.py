@@ -76,6 +76,17 @@ class PortConfig(StrictModel):
     queue: QueueConfig | None = None
     aqm: AqmConfig | None = None
 
+    @model_validator(mode="after")
+    def _queue_deeper_than_aqm(self) -> "PortConfig":
+        # The program must drop before the traffic manager does (port_control.py says why).
+        depth = self.queue.depth_packets if self.queue is not None else None
+        if self.aqm is not None and depth is not None and depth <= self.aqm.qlen:
+            raise ValueError(
+                f"queue.depth_packets ({depth}) must exceed aqm.qlen ({self.aqm.qlen}):"
+                " the AQM's own limit must bind first"
+            )
+        return self
+
 
 class ControllerConfig(StrictModel):
     switch: SwitchTarget = SwitchTarget()

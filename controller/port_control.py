@@ -2,11 +2,22 @@
 
 P4Runtime has no message for a queue's rate or a link's delay; `p4aqm switch` serves
 them as gNMI paths under /p4aqm on the same gRPC port, and finsy's GNMIClient sets them.
+
+An AQM program counts the packets it admits and uncounts them when they leave. If the
+traffic manager dropped one it had admitted, the count would stay too high for good: so
+the queue must be deeper than the program's limit. A port with an AQM and no depth of
+its own gets one, QUEUE_HEADROOM_PKTS above the limit (room for packets the program
+does not count, such as ARP).
 """
 
+import sys
+
 from finsy import GNMIClient, GNMIPath
+from finsy.gnmiclient import GNMIClientError
 
 from controller.config import PortConfig
+
+QUEUE_HEADROOM_PKTS = 64
 
 _QUEUE_LEAVES = ("rate_bps", "rate_pps", "depth_packets", "depth_bytes")
 _LINK_LEAVES = ("delay_us", "rate_bps")
@@ -34,10 +45,41 @@ def port_updates(ports: dict[int, PortConfig]) -> list[tuple[GNMIPath, int | flo
     return updates
 
 
+def aqm_depths(ports: dict[int, PortConfig]) -> dict[int, int]:
+    """Queue depths (packets) for the ports with an AQM whose config gives no depth."""
+    depths = {}
+    for port, config in sorted(ports.items()):
+        queue = config.queue
+        if config.aqm is None or (queue is not None and (queue.depth_packets or queue.depth_bytes)):
+            continue
+        depths[port] = config.aqm.qlen + QUEUE_HEADROOM_PKTS
+    return depths
+
+
 async def apply_ports(grpc_addr: str, ports: dict[int, PortConfig]) -> int:
-    """Set every queue and link leaf the config names; return how many were set."""
+    """Set every queue and link leaf the config names, and the AQM ports' depths; return
+    how many were set. The depths are best effort: a switch without this gNMI service
+    (BMv2) gets a warning that says what to set by hand."""
     updates = port_updates(ports)
-    if updates:
-        async with GNMIClient(grpc_addr) as client:
+    depths = [
+        (GNMIPath(f"/p4aqm/ports/port[id={port}]/queues/queue[id=*]/config/depth-packets"), d)
+        for port, d in aqm_depths(ports).items()
+    ]
+    if not updates and not depths:
+        return 0
+    async with GNMIClient(grpc_addr) as client:
+        if updates:
             await client.set(update=updates)
-    return len(updates)
+        if depths:
+            try:
+                await client.set(update=depths)
+            except GNMIClientError as exc:
+                wanted = ", ".join(f"{port}: {d}" for port, d in aqm_depths(ports).items())
+                print(
+                    f"controller: could not set queue depths above the AQM limits ({exc.code}):"
+                    f" set them by hand (port: packets) {wanted}, e.g. with simple_switch_CLI"
+                    " set_queue_depth, or the switch may drop packets the program counted",
+                    file=sys.stderr,
+                )
+                return len(updates)
+    return len(updates) + len(depths)

@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from controller.config import ConfigError, load_config
-from controller.port_control import port_updates
+from controller.port_control import QUEUE_HEADROOM_PKTS, aqm_depths, port_updates
 
 MINIMAL_P4INFO = 'actions { preamble { id: 21257015 name: "NoAction" alias: "NoAction" } }\n'
 
@@ -124,4 +124,29 @@ def test_bad_ports(
     config = example_with(pipeline_files)
     config["ports"] = ports
     with pytest.raises(ConfigError, match=re.escape(message)):
+        load_config(write(tmp_path, config))
+
+
+def test_aqm_ports_get_a_queue_deeper_than_their_limit(
+    tmp_path: Path, pipeline_files: dict[str, str]
+) -> None:
+    config = example_with(pipeline_files)
+    red = {"discipline": "red", "min_th": 5, "max_th": 15, "max_p": 0.1, "qlen": 100}
+    config["ports"] = {
+        2: {"aqm": red},
+        3: {"aqm": red, "queue": {"rate_bps": 10_000_000}},
+        4: {"aqm": red, "queue": {"depth_packets": 500}},
+        5: {"queue": {"rate_bps": 10_000_000}},
+    }
+    loaded = load_config(write(tmp_path, config))
+    assert aqm_depths(loaded.ports) == {2: 100 + QUEUE_HEADROOM_PKTS, 3: 100 + QUEUE_HEADROOM_PKTS}
+
+
+def test_a_queue_no_deeper_than_the_aqm_limit_is_an_error(
+    tmp_path: Path, pipeline_files: dict[str, str]
+) -> None:
+    config = example_with(pipeline_files)
+    red = {"discipline": "red", "min_th": 5, "max_th": 15, "max_p": 0.1, "qlen": 100}
+    config["ports"] = {2: {"aqm": red, "queue": {"depth_packets": 100}}}
+    with pytest.raises(ConfigError, match=r"ports\[2\]: Value error, queue.depth_packets \(100\)"):
         load_config(write(tmp_path, config))
