@@ -1,10 +1,10 @@
-//! Table operations from the control plane (the P4Runtime server, through
-//! python.rs). They take the state's write lock, which packet threads honour
-//! between packets.
+//! Table and parser value set operations from the control plane (the
+//! P4Runtime server, through python.rs). They take the state's write lock,
+//! which packet threads honour between packets.
 
 use crate::pipeline::table::TableState;
 use crate::program::{width_mask, ActionCall, Entry, KeyValue, MatchKind, Program};
-use crate::switch::{ApiError, ApiResult, Loaded, Switch};
+use crate::switch::{value_bytes, ApiError, ApiResult, Loaded, Switch};
 
 /// One match field as the API receives it; byte strings are big-endian.
 #[derive(Debug)]
@@ -159,6 +159,29 @@ fn entry_keys(prog: &Program, t: usize, keys: &[ApiKey]) -> ApiResult<Vec<KeyVal
         .collect()
 }
 
+fn value_set_index(prog: &Program, name: &str) -> ApiResult<usize> {
+    prog.value_set_index(name)
+        .ok_or_else(|| ApiError::NotFound(format!("unknown value set '{name}'")))
+}
+
+/// A value set member from big-endian bytes. Unlike a table key, a member
+/// with bits above the set's width is refused rather than truncated: the
+/// truncated value would admit packets the caller did not name.
+fn member_value(b: &[u8], width: u32, set: &str, i: usize) -> ApiResult<u128> {
+    let first = b.iter().position(|&x| x != 0).unwrap_or(b.len());
+    let v = bytes_value(&b[first..], 128);
+    if b.len() - first > 16 || v & !width_mask(width) != 0 {
+        return Err(ApiError::Invalid(format!(
+            "value set '{set}': member {i} (0x{}) is wider than {width} bits",
+            b[first..]
+                .iter()
+                .map(|x| format!("{x:02x}"))
+                .collect::<String>()
+        )));
+    }
+    Ok(v)
+}
+
 fn handle_err(prog: &Program, t: usize, handle: u64) -> ApiError {
     ApiError::NotFound(format!(
         "table '{}' has no entry with handle {handle}",
@@ -256,5 +279,42 @@ impl Switch {
         mutable(&l.prog, t)?;
         l.rt.tables[t].clear();
         Ok(())
+    }
+
+    /// Replaces every member of a value set; each member is the select key's
+    /// parts concatenated, as big-endian bytes.
+    pub fn value_set_set(&self, name: &str, members: &[Vec<u8>]) -> ApiResult<()> {
+        let mut state = self.state.write().unwrap_or_else(|e| e.into_inner());
+        let l = loaded(&mut state)?;
+        let vs = value_set_index(&l.prog, name)?;
+        let set = &mut l.prog.value_sets[vs];
+        if let Some(max) = set.max_size.filter(|&max| members.len() > max) {
+            return Err(ApiError::Invalid(format!(
+                "value set '{name}' holds at most {max} members, got {}",
+                members.len()
+            )));
+        }
+        let values = members
+            .iter()
+            .enumerate()
+            .map(|(i, m)| member_value(m, set.width, name, i))
+            .collect::<ApiResult<Vec<_>>>()?;
+        set.replace(values);
+        Ok(())
+    }
+
+    /// The members of a value set in the order they were set, each in the
+    /// fewest whole bytes of the set's width.
+    pub fn value_set_get(&self, name: &str) -> ApiResult<Vec<Vec<u8>>> {
+        let state = self.state.read().unwrap_or_else(|e| e.into_inner());
+        let l = state
+            .as_ref()
+            .ok_or_else(|| ApiError::Invalid("no pipeline loaded".into()))?;
+        let set = &l.prog.value_sets[value_set_index(&l.prog, name)?];
+        Ok(set
+            .members()
+            .iter()
+            .map(|&v| value_bytes(v, set.width))
+            .collect())
     }
 }

@@ -232,6 +232,28 @@ impl Dataplane {
             .map_err(Into::into)
     }
 
+    /// Replaces every member of a parser value set; each member is the
+    /// select key's parts concatenated at their widths, as big-endian bytes.
+    fn value_set_set(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        members: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let members = members
+            .try_iter()?
+            .enumerate()
+            .map(|(i, m)| bytes_arg(&m?, &format!("member {i}")))
+            .collect::<PyResult<Vec<_>>>()?;
+        py.allow_threads(|| self.sw.value_set_set(name, &members))
+            .map_err(Into::into)
+    }
+
+    fn value_set_get<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyList>> {
+        let members = self.sw.value_set_get(name)?;
+        PyList::new(py, members.iter().map(|m| PyBytes::new(py, m)))
+    }
+
     fn start(&self, py: Python<'_>) -> PyResult<()> {
         py.allow_threads(|| self.sw.start()).map_err(Into::into)
     }

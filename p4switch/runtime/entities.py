@@ -14,6 +14,7 @@ from p4switch.runtime.registers import RegisterApi, Registers
 from p4switch.runtime.replication import ReplicationApi, ReplicationEngine
 from p4switch.runtime.table_entries import TableEntries
 from p4switch.runtime.tables import TableApi, TableStore
+from p4switch.runtime.value_sets import ValueSetApi, ValueSets
 
 
 class _Handler(Protocol):
@@ -30,6 +31,7 @@ class EntityApi(
     MeterApi,
     DirectMeterApi,
     ReplicationApi,
+    ValueSetApi,
     Protocol,
 ):
     """The dataplane methods behind Write and Read."""
@@ -51,6 +53,7 @@ class Entities:
             "direct_meter_entry": DirectMeters(dataplane, self.tables),
             "packet_replication_engine_entry": ReplicationEngine(dataplane),
             "digest_entry": self.digests,
+            "value_set_entry": ValueSets(dataplane, pipeline.value_sets),
         }
 
     def write(self, update: p4r.Update) -> None:

@@ -1,4 +1,5 @@
-"""An index over a forwarding pipeline config: P4Info ids to tables, actions and fields.
+"""An index over a forwarding pipeline config: P4Info ids to tables, actions, fields and
+value sets.
 
 P4Info gives the ids and bitwidths the client uses; the BMv2 JSON gives what the
 dataplane needs besides names: the order of a table's key fields and each table's
@@ -15,6 +16,7 @@ from finsy.proto import p4i, p4r
 from p4switch.runtime.codec import canonical, encode_uint
 from p4switch.runtime.errors import invalid, not_found
 from p4switch.runtime.resources import Resources
+from p4switch.runtime.value_sets import ValueSetInfo, index_value_sets
 
 MATCH_TYPES: dict[int, str] = {
     p4i.MatchField.EXACT: "exact",
@@ -86,6 +88,9 @@ class Pipeline:
         self.actions = _index_actions(config.p4info, bmv2)
         self.tables = _index_tables(config.p4info, bmv2, self.actions)
         self.resources = Resources(config.p4info)
+        self.value_sets: dict[int, ValueSetInfo] = index_value_sets(
+            config.p4info, _json_list(bmv2, "parse_vsets")
+        )
 
     def table(self, table_id: int) -> TableInfo:
         try:

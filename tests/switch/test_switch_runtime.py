@@ -330,13 +330,13 @@ def test_invalid_entries(l3_client: Client, l3: Program, mutate: Any, message: s
 
 
 def test_unsupported_entities(l3_client: Client) -> None:
-    value_set = p4r.Entity(value_set_entry=p4r.ValueSetEntry(value_set_id=1))
-    error = _rpc_error(l3_client.read, value_set)
+    extern = p4r.Entity(extern_entry=p4r.ExternEntry(extern_type_id=1, extern_id=1))
+    error = _rpc_error(l3_client.read, extern)
     assert error.code() == grpc.StatusCode.UNIMPLEMENTED
-    assert "value_set_entry" in error.details()
-    error = _rpc_error(l3_client.write, p4r.Update(type=p4r.Update.INSERT, entity=value_set))
+    assert "extern_entry" in error.details()
+    error = _rpc_error(l3_client.write, p4r.Update(type=p4r.Update.INSERT, entity=extern))
     [(code, text)] = write_errors(error)
-    assert code == grpc.StatusCode.UNIMPLEMENTED and "value_set_entry" in text
+    assert code == grpc.StatusCode.UNIMPLEMENTED and "extern_entry" in text
 
 
 def test_read_unknown_table(l3_client: Client) -> None:

@@ -5,7 +5,7 @@
 use super::{read_bits, read_header, Phv};
 use crate::pipeline::expr::eval;
 use crate::pipeline::{Exec, Flow};
-use crate::program::{KeyPart, ParserOp, Program};
+use crate::program::{width_mask, KeyPart, ParserOp, Program, TransitionMatch};
 
 /// Bound on visited states: without header stacks a parser cannot make
 /// progress forever, but a malformed program could loop without extracting.
@@ -107,12 +107,22 @@ pub fn parse(exec: &mut Exec, phv: &mut Phv, data: &[u8]) -> usize {
             };
             exec.key.push(v);
         }
-        let chosen = st.transitions.iter().find(|t| match &t.values {
-            None => true,
-            Some(vals) => vals
+        let chosen = st.transitions.iter().find(|t| match &t.matches {
+            TransitionMatch::Default => true,
+            TransitionMatch::Values(vals) => vals
                 .iter()
                 .zip(exec.key.iter())
                 .all(|(&(v, m), &k)| k & m == v),
+            TransitionMatch::ValueSet(vs) => {
+                let set = &prog.value_sets[*vs];
+                let key = concat_key(exec.key, &st.key_widths);
+                let hit = set.contains(key);
+                if exec.trace {
+                    let verdict = if hit { "matched" } else { "not matched" };
+                    eprintln!("[dp]     value set {} {verdict} by key {key:#x}", set.name);
+                }
+                hit
+            }
         });
         match chosen {
             Some(t) => state = t.next,
@@ -123,6 +133,15 @@ pub fn parse(exec: &mut Exec, phv: &mut Phv, data: &[u8]) -> usize {
         }
     }
     pos
+}
+
+/// The select key as a value set's member: the parts concatenated at their
+/// widths, the first part in the high bits (the loader checked that they fit
+/// in 128 bits).
+fn concat_key(parts: &[u128], widths: &[u32]) -> u128 {
+    parts.iter().zip(widths).fold(0, |acc, (&k, &w)| {
+        acc.checked_shl(w).unwrap_or(0) | (k & width_mask(w))
+    })
 }
 
 /// `width` bits at `offset` bits past byte `pos`, if the packet has them.

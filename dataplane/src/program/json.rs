@@ -24,7 +24,7 @@ pub struct Json {
     #[serde(default)]
     pub parsers: Vec<Parser>,
     #[serde(default)]
-    pub parse_vsets: Vec<Value>,
+    pub parse_vsets: Vec<ParseVset>,
     #[serde(default)]
     pub deparsers: Vec<Deparser>,
     #[serde(default)]
@@ -119,6 +119,16 @@ pub struct Parser {
     pub name: String,
     pub init_state: String,
     pub parse_states: Vec<ParseState>,
+}
+
+/// A parser value set (`value_set<T>(size)`), named `Parser.name`.
+#[derive(Debug, Deserialize)]
+pub struct ParseVset {
+    pub name: String,
+    pub compressed_bitwidth: u32,
+    /// Older p4c omits it: then the set has no size limit.
+    #[serde(default)]
+    pub max_size: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -2,6 +2,7 @@
 //! object at fault, e.g. `table 'MyIngress.ipv4_lpm': unknown action id 7`.
 
 mod unions;
+mod value_sets;
 mod varbit;
 
 use std::collections::HashMap;
@@ -109,6 +110,7 @@ struct Loader {
     field_list_by_id: HashMap<u32, usize>,
     clones_in_ingress: std::cell::Cell<bool>,
     calculations: HashMap<String, usize>,
+    value_set_index: HashMap<String, usize>,
 }
 
 /// What an expression may refer to besides the packet: action parameters
@@ -121,7 +123,6 @@ struct Scope<'a> {
 
 impl Loader {
     fn run(mut self, j: Json) -> Result<Program> {
-        reject_nonempty("parse_vsets", &j.parse_vsets)?;
         reject_nonempty("extern_instances", &j.extern_instances)?;
         reject_nonempty("header_union_stacks", &j.header_union_stacks)?;
 
@@ -207,7 +208,8 @@ impl Loader {
             action_by_name.entry(a.name.clone()).or_insert(i);
         }
 
-        let (parse_states, parser_init) = self.parser(&j)?;
+        let value_sets = self.value_sets(&j)?;
+        let (parse_states, parser_init) = self.parser(&j, &value_sets)?;
         let deparse_order = self.deparser(&j)?;
 
         let mut tables = Vec::new();
@@ -259,6 +261,7 @@ impl Loader {
             error_no_match,
             parse_states,
             parser_init,
+            value_sets,
             deparse_order,
             actions,
             tables,
@@ -895,7 +898,11 @@ impl Loader {
         })
     }
 
-    fn parser(&self, j: &Json) -> Result<(Vec<ParseState>, Option<usize>)> {
+    fn parser(
+        &self,
+        j: &Json,
+        value_sets: &[ValueSet],
+    ) -> Result<(Vec<ParseState>, Option<usize>)> {
         let p = match j.parsers.as_slice() {
             [] => return Ok((Vec::new(), None)),
             [p] => p,
@@ -1035,8 +1042,8 @@ impl Loader {
             let mut transitions = Vec::new();
             for t in &s.transitions {
                 let next = state_ref(&t.next_state, &what)?;
-                let values = match t.kind.as_str() {
-                    "default" => None,
+                let matches = match t.kind.as_str() {
+                    "default" => TransitionMatch::Default,
                     "hexstr" => {
                         let v = t
                             .value
@@ -1047,25 +1054,27 @@ impl Loader {
                             Some(m) => split_key(m, &key_widths, &what)?,
                             None => key_widths.iter().map(|&w| width_mask(w)).collect(),
                         };
-                        Some(
+                        TransitionMatch::Values(
                             vals.into_iter()
                                 .zip(masks)
                                 .map(|(v, m)| (v & m, m))
                                 .collect(),
                         )
                     }
+                    "parse_vset" => self.value_set_transition(t, &key_widths, value_sets, &what)?,
                     other => {
                         return Err(format!(
                             "{what}: transition type '{other}' is not supported"
                         ))
                     }
                 };
-                transitions.push(Transition { values, next });
+                transitions.push(Transition { matches, next });
             }
             states.push(ParseState {
                 name: s.name.clone(),
                 ops,
                 key,
+                key_widths,
                 transitions,
             });
         }

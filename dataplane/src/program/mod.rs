@@ -3,10 +3,12 @@
 
 mod json;
 mod load;
+mod value_set;
 
 use std::collections::HashMap;
 
 pub use load::load;
+pub use value_set::ValueSet;
 
 /// Widest field the packet path handles; field values are held in a `u128`.
 pub const MAX_FIELD_WIDTH: u32 = 128;
@@ -345,10 +347,20 @@ pub enum KeyPart {
     Lookahead(u32, u32),
 }
 
+/// What a transition's key must be for the transition to be taken.
+#[derive(Debug)]
+pub enum TransitionMatch {
+    Default,
+    /// Per key part: (value, mask).
+    Values(Vec<(u128, u128)>),
+    /// The key parts concatenated at their widths are a member of this
+    /// value set (index into `Program::value_sets`).
+    ValueSet(usize),
+}
+
 #[derive(Debug)]
 pub struct Transition {
-    /// Per key part: (value, mask). `None` for the default transition.
-    pub values: Option<Vec<(u128, u128)>>,
+    pub matches: TransitionMatch,
     /// `None` is accept.
     pub next: Option<usize>,
 }
@@ -358,6 +370,9 @@ pub struct ParseState {
     pub name: String,
     pub ops: Vec<ParserOp>,
     pub key: Vec<KeyPart>,
+    /// Width of each key part: a value set's member is the parts
+    /// concatenated at these widths.
+    pub key_widths: Vec<u32>,
     pub transitions: Vec<Transition>,
 }
 
@@ -475,6 +490,7 @@ pub struct Program {
     pub error_no_match: u32,
     pub parse_states: Vec<ParseState>,
     pub parser_init: Option<usize>,
+    pub value_sets: Vec<ValueSet>,
     pub deparse_order: Vec<usize>,
     pub actions: Vec<Action>,
     pub tables: Vec<Table>,
@@ -512,6 +528,10 @@ impl Program {
 
     pub fn meter_index(&self, name: &str) -> Option<usize> {
         self.meters.iter().position(|m| m.name == name)
+    }
+
+    pub fn value_set_index(&self, name: &str) -> Option<usize> {
+        self.value_sets.iter().position(|v| v.name == name)
     }
 
     pub fn action_index(&self, name: &str) -> Option<usize> {
