@@ -10,7 +10,7 @@
 //! `cpu.rs` packet-ins and digests for the controller; `links.rs` the
 //! propagation delay of each port's link; `ports/` the
 //! AF_PACKET and in-memory ports; `switch/` ties them into the v1model
-//! flow; `control_plane.rs` the table API; `externs.rs` registers, counters
+//! flow; `control_plane.rs` the table and value set API; `externs.rs` registers, counters
 //! and meters; `python.rs` the PyO3 class.
 
 pub mod checksum;
