@@ -1,9 +1,11 @@
 """Fuzzing the switch's P4Runtime server with atheris: malformed and inconsistent requests.
 
-A `p4aqm switch` process runs l3_forward; this client is primary. Each input becomes one
-request built from the fuzzer's bytes: Write batches with valid or unknown table, field,
-action and param ids, wrong bitwidths, odd match kinds and priorities; wildcard and
-bogus Reads; pipeline pushes of mutated P4Info and JSON; and raw protobuf bytes. The
+A `p4aqm switch` process runs l3_value_sets.p4 (l3_forward's table and two parser value
+sets); this client is primary. Each input becomes one request built from the fuzzer's
+bytes: Write batches with valid or unknown table, field, action and param ids, wrong
+bitwidths, odd match kinds and priorities; value set writes and reads with valid or
+unknown ids, fields and widths; wildcard and bogus Reads; pipeline pushes of mutated
+P4Info and JSON; and raw protobuf bytes. The
 server may refuse anything, but only with a status that names the problem: an UNKNOWN
 "Unexpected ..." (an unhandled exception), INTERNAL, or a dead server is a crash.
 
@@ -34,15 +36,16 @@ CRASH_CODES = (grpc.StatusCode.INTERNAL,)
 
 def _compile() -> tuple[bytes, p4i.P4Info]:
     json_path, info_path = WORK / "l3.json", WORK / "l3.p4info.txtpb"
-    source = str(REPO / "p4src" / "l3_forward.p4")
+    source = str(Path(__file__).parent / "l3_value_sets.p4")
     if compile_main([source, "-o", str(json_path), "--p4runtime-files", str(info_path)]):
-        raise SystemExit("fuzz: l3_forward does not compile")
+        raise SystemExit("fuzz: l3_value_sets.p4 does not compile")
     return json_path.read_bytes(), text_format.Parse(info_path.read_text(), p4i.P4Info())
 
 
 BMV2_JSON, P4INFO = _compile()
 TABLE_IDS = [t.preamble.id for t in P4INFO.tables]
 ACTION_IDS = [a.preamble.id for a in P4INFO.actions]
+VALUE_SET_IDS = [v.preamble.id for v in P4INFO.value_sets]
 
 
 def _start_switch() -> tuple[subprocess.Popen[str], p4r_grpc.P4RuntimeStub]:
@@ -123,10 +126,32 @@ def _table_entry(fdp: atheris.FuzzedDataProvider) -> p4r.TableEntry:
     return entry
 
 
+def _value_set_entry(fdp: atheris.FuzzedDataProvider) -> p4r.ValueSetEntry:
+    entry = p4r.ValueSetEntry(value_set_id=_pick(fdp, VALUE_SET_IDS))
+    for _ in range(fdp.ConsumeIntInRange(0, 10)):
+        member = entry.members.add()
+        for _ in range(fdp.ConsumeIntInRange(0, 3)):
+            match = member.match.add(field_id=fdp.ConsumeIntInRange(0, 3))
+            value = fdp.ConsumeBytes(fdp.ConsumeIntInRange(0, 4))
+            if fdp.ConsumeProbability() < 0.8:
+                match.exact.value = value
+            else:
+                match.ternary.value = value
+                match.ternary.mask = fdp.ConsumeBytes(2)
+    return entry
+
+
 def _request(data: bytes) -> None:
     fdp = atheris.FuzzedDataProvider(data)
-    kind = fdp.ConsumeIntInRange(0, 4)
-    if kind <= 1:
+    kind = fdp.ConsumeIntInRange(0, 5)
+    if kind == 5:
+        entity = p4r.Entity(value_set_entry=_value_set_entry(fdp))
+        if fdp.ConsumeBool():
+            update = p4r.Update(type=fdp.ConsumeIntInRange(0, 4), entity=entity)
+            STUB.Write(p4r.WriteRequest(device_id=0, election_id=ELECTION, updates=[update]))
+        else:
+            list(STUB.Read(p4r.ReadRequest(device_id=0, entities=[entity])))
+    elif kind <= 1:
         request = p4r.WriteRequest(device_id=fdp.ConsumeIntInRange(0, 1), election_id=ELECTION)
         for _ in range(fdp.ConsumeIntInRange(1, 4)):
             update = request.updates.add(type=fdp.ConsumeIntInRange(0, 4))
@@ -169,7 +194,7 @@ def test_one_input(data: bytes) -> None:
 
 
 def seeds() -> list[bytes]:
-    return [bytes([kind]) + bytes(range(64)) for kind in range(5)]
+    return [bytes([kind]) + bytes(range(64)) for kind in range(6)]
 
 
 if __name__ == "__main__":
