@@ -46,7 +46,12 @@ def _sample(config: ControllerConfig, args: argparse.Namespace) -> int:
         return 2
     try:
         sampler = Sampler(
-            config.switch.grpc_addr, config.switch.device_id, config.pipeline.p4info, ports
+            config.switch.grpc_addr,
+            config.switch.device_id,
+            config.pipeline.p4info,
+            ports,
+            period_s=args.period_ms / 1000,
+            election_id=config.switch.election_id,
         )
         rows = sample(sampler, args.sample, args.period_ms / 1000, args.duration_s)
     except (ValueError, OSError) as exc:

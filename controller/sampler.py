@@ -4,8 +4,10 @@ Each tick sends one ReadRequest for every register cell and counter cell the por
 disciplines name (see each discipline's `probes()`), and writes one row per port: the
 time since sampling began, the port, and each probe's value in its unit (packets, not
 fixed point). Our switch answers register reads; BMv2's P4Runtime server answers them
-UNIMPLEMENTED, so there the sampler drops the register columns after the first refusal,
-says so on stderr, and goes on with the counters (marks and drops) alone.
+UNIMPLEMENTED. There, after the first refusal, the occupancy and average columns come
+from the programs' queue-sample digests instead (digest_feed.py: sent at arrivals, at
+most one per period, so a column holds the latest arrival's value), the counters are
+read as before, and the other register columns are dropped; stderr says which.
 
 The file is complete whatever ends the run: CSV is flushed after every tick, and a
 Parquet file writes a row group every second and its footer on SIGINT or SIGTERM.
@@ -27,6 +29,8 @@ import pyarrow.parquet as pq
 from finsy.proto import p4i, p4r, p4r_grpc
 from google.protobuf import text_format
 
+from controller.digest_feed import DigestFeed, QueueSample
+
 ROW_GROUP_S = 1.0
 
 
@@ -41,6 +45,10 @@ class Probe:
     scale: float = 1.0
     stride: int = 1
     offset: int = 0
+    # Where a register probe's value is in a queue-sample digest, for switches that do
+    # not read registers; `traffic_class` None takes the port's latest sample.
+    digest: Literal["qlen", "avg"] | None = None
+    traffic_class: int | None = None
 
     def index(self, port: int) -> int:
         return port * self.stride + self.offset
@@ -101,9 +109,21 @@ class Sampler:
     """One P4Runtime Read per tick for every probe of every port."""
 
     def __init__(
-        self, grpc_addr: str, device_id: int, p4info_path: Path, ports: dict[int, list[Probe]]
+        self,
+        grpc_addr: str,
+        device_id: int,
+        p4info_path: Path,
+        ports: dict[int, list[Probe]],
+        period_s: float = 0.1,
+        election_id: int = 1,
     ) -> None:
         p4info = text_format.Parse(p4info_path.read_text(), p4i.P4Info())
+        self._p4info = p4info
+        self._device_id = device_id
+        self._election_id = election_id
+        self._period_s = period_s
+        self._feed: DigestFeed | None = None
+        self._digest_cells: list[tuple[int, Probe]] = []
         ids = {
             "register": {r.preamble.name: r.preamble.id for r in p4info.registers},
             "counter": {c.preamble.name: c.preamble.id for c in p4info.counters},
@@ -139,9 +159,15 @@ class Sampler:
                 value = int.from_bytes(entity.register_entry.data.bitstring, "big")
             else:
                 value = entity.counter_entry.data.packet_count
-            # Counts stay integers; only scaled values (fixed point) become floats.
-            scaled = value * probe.scale if probe.scale != 1.0 else value
-            rows.setdefault(port, {"t_s": t_s, "port": port})[probe.column] = scaled
+            rows.setdefault(port, {"t_s": t_s, "port": port})[probe.column] = _scaled(value, probe)
+        if self._feed is not None:
+            latest = self._feed.latest()
+            for port, probe in self._digest_cells:
+                sample = _latest_sample(latest, port, probe.traffic_class)
+                if sample is not None:
+                    value = sample.qlen if probe.digest == "qlen" else sample.avg
+                    row = rows.setdefault(port, {"t_s": t_s, "port": port})
+                    row[probe.column] = _scaled(value, probe)
         return list(rows.values())
 
     def _drop_registers(self) -> bool:
@@ -153,7 +179,20 @@ class Sampler:
         ]
         if len(kept) == len(self._cells):
             return False
-        dropped = sorted({probe.column for _, probe in self._cells if probe.kind == "register"})
+        registers = [(port, p) for port, p in self._cells if p.kind == "register"]
+        self._digest_cells = [(port, p) for port, p in registers if p.digest is not None]
+        if self._digest_cells:
+            self._feed = DigestFeed(
+                self._channel,
+                self._p4info,
+                self._device_id,
+                self._election_id,
+                sorted({port for port, _ in self._digest_cells}),
+                self._period_s,
+            )
+            from_digests = sorted({p.column for _, p in self._digest_cells})
+            print(f"sampler: {from_digests} from queue-sample digests", file=sys.stderr)
+        dropped = sorted({p.column for _, p in registers if p.digest is None})
         print(
             f"sampler: the switch does not read registers; sampling without {dropped}",
             file=sys.stderr,
@@ -164,7 +203,23 @@ class Sampler:
         return True
 
     def close(self) -> None:
+        if self._feed is not None:
+            self._feed.close()
         self._channel.close()
+
+
+def _scaled(value: int, probe: Probe) -> float:
+    # Counts stay integers; only scaled values (fixed point) become floats.
+    return value * probe.scale if probe.scale != 1.0 else value
+
+
+def _latest_sample(
+    latest: dict[tuple[int, int], QueueSample], port: int, traffic_class: int | None
+) -> QueueSample | None:
+    if traffic_class is not None:
+        return latest.get((port, traffic_class))
+    samples = [s for (p, _), s in latest.items() if p == port]
+    return max(samples, key=lambda s: s.time_us) if samples else None
 
 
 def sample(sampler: Sampler, out: Path, period_s: float, duration_s: float | None) -> int:

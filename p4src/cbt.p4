@@ -69,10 +69,14 @@ register<bit<48>>(NUM_SLOTS) cbt_idle_since;     /* when the class last had none
 register<bit<32>>(NUM_PORTS) cbt_count;          /* TCP's RED: arrivals since the last mark */
 register<bit<32>>(NUM_PORTS) cbt_q_r;            /* TCP's RED: the current random threshold */
 
+#include "include/queue_sampler.p4"
+
 control MyIngress(inout l4_headers_t hdr,
                   inout metadata_t meta,
                   inout standard_metadata_t standard_metadata) {
 #include "include/l3_forward_table.p4"
+
+    QueueSampler() queue_sampler;
 
     /* Per slot, so a controller can sample every class's drops and marks. */
     counter(NUM_SLOTS, CounterType.packets) cbt_marks;
@@ -247,6 +251,8 @@ control MyIngress(inout l4_headers_t hdr,
             cbt_port_qlen.write(port, meta.port_qlen);
             cbt_qlen.write(slot, meta.qlen);
             cbt_avg.write(slot, meta.avg);
+            queue_sampler.apply(port, (bit<8>) meta.cbt_class, meta.port_qlen, meta.avg,
+                                standard_metadata.ingress_global_timestamp);
         }
     }
 }

@@ -22,10 +22,14 @@ struct metadata_t {
 
 register<bit<32>>(NUM_PORTS) droptail_qlen;   /* packets admitted and not yet departed */
 
+#include "include/queue_sampler.p4"
+
 control MyIngress(inout headers_t hdr,
                   inout metadata_t meta,
                   inout standard_metadata_t standard_metadata) {
 #include "include/l3_forward_table.p4"
+
+    QueueSampler() queue_sampler;
 
     counter(NUM_PORTS, CounterType.packets) droptail_drops;
 
@@ -54,9 +58,11 @@ control MyIngress(inout headers_t hdr,
                 mark_to_drop(standard_metadata);
                 droptail_drops.count(port);
             } else {
-                droptail_qlen.write(port, meta.qlen + 1);
+                meta.qlen = meta.qlen + 1;
+                droptail_qlen.write(port, meta.qlen);
                 meta.tracked = 1;
             }
+            queue_sampler.apply(port, 0, meta.qlen, 0, standard_metadata.ingress_global_timestamp);
         }
     }
 }

@@ -79,10 +79,14 @@ register<bit<32>>(NUM_PORTS) fred_nactive;       /* flow slots with packets queu
 register<bit<32>>(FLOW_SLOTS) fred_flow_qlen;    /* packets queued per flow slot */
 register<bit<32>>(FLOW_SLOTS) fred_flow_strikes; /* drops at the flow checks, per slot */
 
+#include "include/queue_sampler.p4"
+
 control MyIngress(inout l4_headers_t hdr,
                   inout metadata_t meta,
                   inout standard_metadata_t standard_metadata) {
 #include "include/l3_forward_table.p4"
+
+    QueueSampler() queue_sampler;
 
     counter(NUM_PORTS, CounterType.packets) fred_flow_drops;
     counter(NUM_PORTS, CounterType.packets) fred_early_drops;
@@ -255,6 +259,8 @@ control MyIngress(inout l4_headers_t hdr,
             }
             fred_qlen.write(port, meta.qlen);
             fred_avg.write(port, meta.avg);
+            queue_sampler.apply(port, 0, meta.qlen, meta.avg,
+                                standard_metadata.ingress_global_timestamp);
             fred_count.write(port, meta.count);
             fred_q_r.write(port, meta.q_r);
             fred_nactive.write(port, meta.nactive);

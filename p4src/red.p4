@@ -53,10 +53,14 @@ register<bit<32>>(NUM_PORTS) red_count;        /* arrivals since the last mark *
 register<bit<32>>(NUM_PORTS) red_q_r;          /* the current random threshold */
 register<bit<48>>(NUM_PORTS) red_idle_since;   /* when the queue last became empty */
 
+#include "include/queue_sampler.p4"
+
 control MyIngress(inout headers_t hdr,
                   inout metadata_t meta,
                   inout standard_metadata_t standard_metadata) {
 #include "include/l3_forward_table.p4"
+
+    QueueSampler() queue_sampler;
 
     counter(NUM_PORTS, CounterType.packets) red_marks;
     counter(NUM_PORTS, CounterType.packets) red_early_drops;
@@ -182,6 +186,8 @@ control MyIngress(inout headers_t hdr,
             red_avg.write(port, meta.avg);
             red_count.write(port, meta.count);
             red_q_r.write(port, meta.q_r);
+            queue_sampler.apply(port, 0, meta.qlen, meta.avg,
+                                standard_metadata.ingress_global_timestamp);
         }
     }
 }

@@ -83,13 +83,21 @@ class CbtConfig(RedConfig):
     def probes(self) -> list[Probe]:
         """The port's occupancy, then per class (at index port * 4 + class) its
         occupancy, average, and the decisions it met."""
-        probes = [Probe("qlen_pkts", "register", "cbt_port_qlen")]
+        probes = [Probe("qlen_pkts", "register", "cbt_port_qlen", digest="qlen")]
         for c in TrafficClass:
             name = c.name.lower()
             per_class = {"stride": SLOTS_PER_PORT, "offset": c.value}
             probes += [
                 Probe(f"{name}_qlen_pkts", "register", "cbt_qlen", **per_class),
-                Probe(f"{name}_avg_pkts", "register", "cbt_avg", 2.0**-AVG_FRAC_BITS, **per_class),
+                Probe(
+                    f"{name}_avg_pkts",
+                    "register",
+                    "cbt_avg",
+                    2.0**-AVG_FRAC_BITS,
+                    digest="avg",
+                    traffic_class=c.value,
+                    **per_class,
+                ),
                 *(
                     Probe(f"{name}_{counter}", "counter", f"MyIngress.cbt_{counter}", **per_class)
                     for counter in CLASS_COUNTERS

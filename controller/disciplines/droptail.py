@@ -19,7 +19,7 @@ class DropTailConfig(StrictModel):
     def probes(self) -> list[Probe]:
         """What the sampler reads for this port: occupancy and drops."""
         return [
-            Probe("qlen_pkts", "register", "droptail_qlen"),
+            Probe("qlen_pkts", "register", "droptail_qlen", digest="qlen"),
             Probe("overflow_drops", "counter", "MyIngress.droptail_drops"),
         ]
 

@@ -50,8 +50,8 @@ class FredConfig(RedSettings):
     def probes(self) -> list[Probe]:
         """What the sampler reads for this port: occupancy, average, active flows, drops."""
         return [
-            Probe("qlen_pkts", "register", "fred_qlen"),
-            Probe("avg_pkts", "register", "fred_avg", 2.0**-AVG_FRAC_BITS),
+            Probe("qlen_pkts", "register", "fred_qlen", digest="qlen"),
+            Probe("avg_pkts", "register", "fred_avg", 2.0**-AVG_FRAC_BITS, digest="avg"),
             Probe("active_flows", "register", "fred_nactive"),
             Probe("flow_drops", "counter", "MyIngress.fred_flow_drops"),
             Probe("early_drops", "counter", "MyIngress.fred_early_drops"),

@@ -56,8 +56,8 @@ class RedConfig(RedSettings):
     def probes(self) -> list[Probe]:
         """What the sampler reads for this port: occupancy, average, marks and drops."""
         return [
-            Probe("qlen_pkts", "register", "red_qlen"),
-            Probe("avg_pkts", "register", "red_avg", 2.0**-AVG_FRAC_BITS),
+            Probe("qlen_pkts", "register", "red_qlen", digest="qlen"),
+            Probe("avg_pkts", "register", "red_avg", 2.0**-AVG_FRAC_BITS, digest="avg"),
             Probe("marks", "counter", "MyIngress.red_marks"),
             Probe("early_drops", "counter", "MyIngress.red_early_drops"),
             Probe("forced_drops", "counter", "MyIngress.red_forced_drops"),

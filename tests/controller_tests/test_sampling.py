@@ -5,6 +5,7 @@ import csv
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,8 @@ import grpc
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
 
 from controller.config import load_config
 from controller.sampler import Sampler, sample
@@ -153,8 +156,62 @@ def test_without_register_reads_the_counters_remain(
         server.stop()
     rows = list(csv.DictReader((tmp_path / "s.csv").read_text().splitlines()))
     assert written == len(rows) > 0
+    # No arrivals, so no queue samples: the occupancy cells stay empty.
     assert all(row["qlen_pkts"] == "" and row["marks"] == "0" for row in rows)
-    assert "sampling without ['avg_pkts', 'qlen_pkts']" in capsys.readouterr().err
+    assert "['avg_pkts', 'qlen_pkts'] from queue-sample digests" in capsys.readouterr().err
+
+
+def test_without_register_reads_queue_samples_come_as_digests(
+    red_program: CompiledProgram, tmp_path: Path
+) -> None:
+    """BMv2 cannot read registers over P4Runtime: RED's occupancy and average then come
+    from the program's queue-sample digests, and must equal the registers."""
+    dataplane = Dataplane(seed=1)
+    for port in (1, 2):
+        dataplane.add_memory_port(port)
+    # One packet per second: the first leaves at once, the others wait past the test.
+    dataplane.set_queue(2, rate_pps=1.0, depth_packets=500)
+    dataplane.start()
+    server = ServerThread(BmV2LikeService(dataplane, device_id=0))
+    address = f"127.0.0.1:{server.start()}"
+    out = tmp_path / "s.csv"
+    try:
+        config = yaml.safe_load(red_config(tmp_path, red_program, address).read_text())
+        config["routes"] = [
+            {
+                "prefix": "10.0.2.0/24",
+                "port": 2,
+                "dst_mac": "00:00:00:00:02:02",
+                "src_mac": "00:00:00:00:02:ff",
+            }
+        ]
+        path = tmp_path / "routed.yaml"
+        path.write_text(yaml.safe_dump(config))
+        loaded = load_config(path)
+        apply_config(loaded)
+        ports = {port: c.aqm.probes() for port, c in loaded.ports.items()}
+        sampler = Sampler(address, 0, loaded.pipeline.p4info, ports, period_s=0.01)
+        frame = bytes(Ether() / IP(dst="10.0.2.1", ttl=64) / UDP() / (b"x" * 18))
+
+        def arrivals() -> None:
+            time.sleep(0.15)  # the first tick found the registers refused and set up digests
+            for _ in range(5):
+                dataplane.inject(1, frame)
+                time.sleep(0.03)
+
+        sender = threading.Thread(target=arrivals)
+        sender.start()
+        sample(sampler, out, 0.01, 0.6)  # in the main thread: it handles SIGINT
+        sender.join()
+        qlen = int.from_bytes(dataplane.register_read("red_qlen", 2), "big")
+        avg = int.from_bytes(dataplane.register_read("red_avg", 2), "big") / 65536
+    finally:
+        server.stop()
+        dataplane.stop()
+    rows = [r for r in csv.DictReader(out.read_text().splitlines()) if r["port"] == "2"]
+    assert qlen == 4
+    assert (float(rows[-1]["qlen_pkts"]), float(rows[-1]["avg_pkts"])) == (qlen, avg)
+    assert rows[0]["qlen_pkts"] == ""  # before the first arrival
 
 
 def test_cbt_samples_each_class_at_its_slot(tmp_path: Path) -> None:
