@@ -34,6 +34,17 @@ def encode_uint(value: int) -> bytes:
     return value.to_bytes(max(1, (value.bit_length() + 7) // 8), "big")
 
 
+def is_canonical(data: bytes, bitwidth: int) -> bool:
+    """Whether `data` is already the canonical form of a value that fits `bitwidth`: the
+    common case, checked without building an error message."""
+    return (
+        bitwidth > 0
+        and 0 < len(data) <= (bitwidth + 7) // 8
+        and (data[0] != 0 or len(data) == 1)
+        and not int.from_bytes(data, "big") >> bitwidth
+    )
+
+
 def canonical(data: bytes, bitwidth: int, what: str) -> bytes:
     """`data` checked against `bitwidth` and re-encoded in canonical form.
 

@@ -48,9 +48,13 @@ class ActionInfo:
     name: str
     # In P4Info order, which is the order of the dataplane's action data.
     params: tuple[ParamInfo, ...]
+    params_by_id: dict[int, ParamInfo] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.params_by_id.update((p.id, p) for p in self.params)
 
     def param(self, param_id: int) -> ParamInfo | None:
-        return next((p for p in self.params if p.id == param_id), None)
+        return self.params_by_id.get(param_id)
 
 
 @dataclass(frozen=True)
