@@ -3,38 +3,22 @@ program and not the traffic manager drops; a switch without our gNMI service (as
 gets a warning saying what to set by hand."""
 
 import asyncio
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
 from finsy import GNMIClient, GNMIPath
+from switch_process import SwitchProcess  # on sys.path from conftest.py
 
 from controller.config import load_config
 from controller.port_control import QUEUE_HEADROOM_PKTS
 from controller.session import apply_config
 from p4switch._dataplane import Dataplane
 from p4switch.runtime.server import P4RuntimeService, ServerThread
-from programs import P4SRC, CompiledProgram, compile_program
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "clients"))
-from switch_process import SwitchProcess, start_switch, stop_switch  # noqa: E402
+from programs import CompiledProgram
 
 QLEN = 120
 DEPTH = "/p4aqm/ports/port[id=2]/queues/queue[id=0]/config/depth-packets"
-
-
-@pytest.fixture(scope="module")
-def red_program(tmp_path_factory: pytest.TempPathFactory) -> CompiledProgram:
-    return compile_program(P4SRC / "red.p4", tmp_path_factory.mktemp("red"))
-
-
-@pytest.fixture
-def switch() -> Iterator[SwitchProcess]:
-    process = start_switch(["--no-p4", "--grpc-server-addr", "127.0.0.1:0"])
-    yield process
-    stop_switch(process.process)
 
 
 def red_config(tmp_path: Path, program: CompiledProgram, address: str, **port: dict) -> Path:
@@ -56,11 +40,11 @@ async def read_depth(address: str) -> int:
 
 
 def test_the_queue_is_set_deeper_than_the_aqm_limit(
-    switch: SwitchProcess, red_program: CompiledProgram, tmp_path: Path
+    switch_process: SwitchProcess, red_program: CompiledProgram, tmp_path: Path
 ) -> None:
     rate = {"rate_bps": 10_000_000}
-    apply_config(load_config(red_config(tmp_path, red_program, switch.address, queue=rate)))
-    assert asyncio.run(read_depth(switch.address)) == QLEN + QUEUE_HEADROOM_PKTS
+    apply_config(load_config(red_config(tmp_path, red_program, switch_process.address, queue=rate)))
+    assert asyncio.run(read_depth(switch_process.address)) == QLEN + QUEUE_HEADROOM_PKTS
 
 
 def test_without_queue_control_the_user_is_told_what_to_set(

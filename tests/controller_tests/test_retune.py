@@ -18,15 +18,10 @@ from controller.session import apply_config
 from p4aqm.models.fixed_point import packets_to_avg
 from p4switch._dataplane import Dataplane
 from p4switch.runtime.server import P4RuntimeService, ServerThread
-from programs import P4SRC, CompiledProgram, compile_program
+from programs import CompiledProgram
 
 PERIOD_S = 0.02
 HELD_AVG_PKTS = 10  # between config A's thresholds (5, 15), below config B's min_th (30)
-
-
-@pytest.fixture(scope="module")
-def red_program(tmp_path_factory: pytest.TempPathFactory) -> CompiledProgram:
-    return compile_program(P4SRC / "red.p4", tmp_path_factory.mktemp("red"))
 
 
 @pytest.fixture

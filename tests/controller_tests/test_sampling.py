@@ -7,7 +7,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ import pytest
 import yaml
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
+from switch_process import SwitchProcess  # on sys.path from conftest.py
 
 from controller.config import load_config
 from controller.sampler import Sampler, sample
@@ -24,9 +24,6 @@ from controller.session import apply_config
 from p4switch._dataplane import Dataplane
 from p4switch.runtime.server import P4RuntimeService, ServerThread
 from programs import P4SRC, CompiledProgram, compile_program
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "clients"))
-from switch_process import SwitchProcess, start_switch, stop_switch  # noqa: E402
 
 COLUMNS = [
     "t_s",
@@ -38,18 +35,6 @@ COLUMNS = [
     "forced_drops",
     "overflow_drops",
 ]
-
-
-@pytest.fixture(scope="module")
-def red_program(tmp_path_factory: pytest.TempPathFactory) -> CompiledProgram:
-    return compile_program(P4SRC / "red.p4", tmp_path_factory.mktemp("red"))
-
-
-@pytest.fixture
-def switch() -> Iterator[SwitchProcess]:
-    process = start_switch(["--no-p4", "--grpc-server-addr", "127.0.0.1:0"])
-    yield process
-    stop_switch(process.process)
 
 
 def red_config(tmp_path: Path, program: CompiledProgram, address: str) -> Path:
@@ -81,10 +66,10 @@ def interrupted_run(config: Path, out: Path, seconds: float) -> subprocess.Compl
 
 
 def test_csv_is_complete_after_an_interrupt(
-    switch: SwitchProcess, red_program: CompiledProgram, tmp_path: Path
+    switch_process: SwitchProcess, red_program: CompiledProgram, tmp_path: Path
 ) -> None:
     out = tmp_path / "samples.csv"
-    result = interrupted_run(red_config(tmp_path, red_program, switch.address), out, 3.0)
+    result = interrupted_run(red_config(tmp_path, red_program, switch_process.address), out, 3.0)
     assert result.returncode == 0, result.stderr
     text = out.read_text()
     assert text.endswith("\n")
@@ -101,10 +86,10 @@ def test_csv_is_complete_after_an_interrupt(
 
 
 def test_parquet_is_complete_after_an_interrupt(
-    switch: SwitchProcess, red_program: CompiledProgram, tmp_path: Path
+    switch_process: SwitchProcess, red_program: CompiledProgram, tmp_path: Path
 ) -> None:
     out = tmp_path / "samples.parquet"
-    result = interrupted_run(red_config(tmp_path, red_program, switch.address), out, 2.5)
+    result = interrupted_run(red_config(tmp_path, red_program, switch_process.address), out, 2.5)
     assert result.returncode == 0, result.stderr
     table = pq.read_table(out)
     assert table.column_names == COLUMNS
@@ -113,9 +98,9 @@ def test_parquet_is_complete_after_an_interrupt(
 
 
 def test_sample_without_aqm_is_an_error(
-    switch: SwitchProcess, red_program: CompiledProgram, tmp_path: Path
+    switch_process: SwitchProcess, red_program: CompiledProgram, tmp_path: Path
 ) -> None:
-    config = yaml.safe_load(red_config(tmp_path, red_program, switch.address).read_text())
+    config = yaml.safe_load(red_config(tmp_path, red_program, switch_process.address).read_text())
     config["ports"] = {}
     path = tmp_path / "plain.yaml"
     path.write_text(yaml.safe_dump(config))

@@ -6,101 +6,25 @@ import json
 from collections.abc import Callable
 
 import pytest
+from value_set_json import DEFAULT, value_set_program
 
 from p4switch._dataplane import Dataplane
 
 VSET = "p.vs"
 
 
-def field(h: str, f: str) -> dict:
-    return {"type": "field", "value": [h, f]}
-
-
-def set_port(port: int) -> dict:
-    return {
-        "op": "set",
-        "parameters": [field("meta", "port"), {"type": "hexstr", "value": hex(port)}],
-    }
-
-
 def program(max_size: int | None = 4, width: int = 12) -> dict:
-    """h: x(4) y(12) z(8). The start state selects on (h.x, h.z), 12 bits
-    concatenated: VSET -> port 1, 0x0ff (x 0, z 0xff) -> port 2, else port 3."""
+    """The start state selects on (h.x, h.z), 12 bits concatenated: VSET -> port 1,
+    0x0ff (x 0, z 0xff) -> port 2, else port 3."""
     vset: dict = {"name": VSET, "id": 0, "compressed_bitwidth": width}
     if max_size is not None:
         vset["max_size"] = max_size
-    states = [
-        {
-            "name": "start",
-            "parser_ops": [{"op": "extract", "parameters": [{"type": "regular", "value": "h"}]}],
-            "transition_key": [field("h", "x"), field("h", "z")],
-            "transitions": [
-                {"type": "parse_vset", "value": VSET, "mask": None, "next_state": "in_set"},
-                {"type": "hexstr", "value": "0x00ff", "mask": None, "next_state": "in_value"},
-                {"type": "default", "value": None, "mask": None, "next_state": "other"},
-            ],
-        },
-    ] + [
-        {
-            "name": name,
-            "parser_ops": [set_port(port)],
-            "transition_key": [],
-            "transitions": [{"type": "default", "value": None, "mask": None, "next_state": None}],
-        }
-        for name, port in (("in_set", 1), ("in_value", 2), ("other", 3))
+    transitions = [
+        {"type": "parse_vset", "value": VSET, "mask": None, "next_state": "in_set"},
+        {"type": "hexstr", "value": "0x00ff", "mask": None, "next_state": "in_value"},
+        {**DEFAULT, "next_state": "other"},
     ]
-    return {
-        "header_types": [
-            {"name": "standard_metadata", "fields": [["egress_spec", 9, False]]},
-            {"name": "meta_t", "fields": [["port", 9, False], ["_pad", 7, False]]},
-            {"name": "h_t", "fields": [["x", 4, False], ["y", 12, False], ["z", 8, False]]},
-        ],
-        "headers": [
-            {
-                "name": "standard_metadata",
-                "id": 0,
-                "header_type": "standard_metadata",
-                "metadata": True,
-            },
-            {"name": "meta", "id": 1, "header_type": "meta_t", "metadata": True},
-            {"name": "h", "id": 2, "header_type": "h_t", "metadata": False},
-        ],
-        "errors": [["NoError", 0], ["PacketTooShort", 1], ["NoMatch", 2]],
-        "parse_vsets": [vset],
-        "parsers": [{"name": "parser", "id": 0, "init_state": "start", "parse_states": states}],
-        "deparsers": [{"name": "deparser", "order": ["h"]}],
-        "actions": [
-            {
-                "name": "forward",
-                "id": 0,
-                "primitives": [
-                    {
-                        "op": "assign",
-                        "parameters": [
-                            field("standard_metadata", "egress_spec"),
-                            field("meta", "port"),
-                        ],
-                    }
-                ],
-            }
-        ],
-        "pipelines": [
-            {
-                "name": "ingress",
-                "init_table": "t",
-                "tables": [
-                    {
-                        "name": "t",
-                        "action_ids": [0],
-                        "actions": ["forward"],
-                        "next_tables": {"forward": None},
-                        "default_entry": {"action_id": 0, "action_const": True},
-                    }
-                ],
-            },
-            {"name": "egress", "init_table": None},
-        ],
-    }
+    return value_set_program([vset], transitions, {"in_set": 1, "in_value": 2, "other": 3})
 
 
 def load(prog: dict) -> Dataplane:

@@ -16,6 +16,7 @@ import pytest
 from finsy.proto import p4i, p4r
 from google.protobuf import text_format
 from switch_helpers import Client, Program, modify, write_errors
+from value_set_json import DEFAULT, value_set_program
 
 from programs import compile_program
 
@@ -38,86 +39,17 @@ value_sets {
 """
 
 
-def _field(h: str, f: str) -> dict:
-    return {"type": "field", "value": [h, f]}
-
-
-def _state(name: str, port: int) -> dict:
-    """A state that records the egress port in meta.port and accepts."""
-    set_port = {
-        "op": "set",
-        "parameters": [_field("meta", "port"), {"type": "hexstr", "value": hex(port)}],
-    }
-    return {
-        "name": name,
-        "parser_ops": [set_port],
-        "transition_key": [],
-        "transitions": [{"type": "default", "value": None, "mask": None, "next_state": None}],
-    }
-
-
 def _bmv2_json() -> bytes:
-    start = {
-        "name": "start",
-        "parser_ops": [{"op": "extract", "parameters": [{"type": "regular", "value": "h"}]}],
-        "transition_key": [_field("h", "x"), _field("h", "z")],
-        "transitions": [
-            {"type": "parse_vset", "value": PAIR, "mask": None, "next_state": "member"},
-            {"type": "default", "value": None, "mask": None, "next_state": "other"},
-        ],
-    }
-    forward = {
-        "op": "assign",
-        "parameters": [_field("standard_metadata", "egress_spec"), _field("meta", "port")],
-    }
-    program = {
-        "header_types": [
-            {"name": "standard_metadata", "fields": [["egress_spec", 9, False]]},
-            {"name": "meta_t", "fields": [["port", 9, False], ["_pad", 7, False]]},
-            {"name": "h_t", "fields": [["x", 4, False], ["y", 12, False], ["z", 8, False]]},
-        ],
-        "headers": [
-            {
-                "name": "standard_metadata",
-                "id": 0,
-                "header_type": "standard_metadata",
-                "metadata": True,
-            },
-            {"name": "meta", "id": 1, "header_type": "meta_t", "metadata": True},
-            {"name": "h", "id": 2, "header_type": "h_t", "metadata": False},
-        ],
-        "errors": [["NoError", 0], ["PacketTooShort", 1], ["NoMatch", 2]],
-        "parse_vsets": [
-            {"name": PAIR, "id": 0, "compressed_bitwidth": 12, "max_size": 4},
-            {"name": WORD, "id": 1, "compressed_bitwidth": 16, "max_size": 2},
-        ],
-        "parsers": [
-            {
-                "name": "parser",
-                "id": 0,
-                "init_state": "start",
-                "parse_states": [start, _state("member", 1), _state("other", 3)],
-            }
-        ],
-        "deparsers": [{"name": "deparser", "order": ["h"]}],
-        "actions": [{"name": "forward", "id": 0, "primitives": [forward]}],
-        "pipelines": [
-            {
-                "name": "ingress",
-                "init_table": "t",
-                "tables": [
-                    {
-                        "name": "t",
-                        "action_ids": [0],
-                        "actions": ["forward"],
-                        "next_tables": {"forward": None},
-                        "default_entry": {"action_id": 0, "action_const": True},
-                    }
-                ],
-            },
-            {"name": "egress", "init_table": None},
-        ],
-    }
+    """(h.x, h.z) a member of `p.pair` goes to port 1, anything else to port 3."""
+    transitions = [
+        {"type": "parse_vset", "value": PAIR, "mask": None, "next_state": "member"},
+        {**DEFAULT, "next_state": "other"},
+    ]
+    vsets = [
+        {"name": PAIR, "id": 0, "compressed_bitwidth": 12, "max_size": 4},
+        {"name": WORD, "id": 1, "compressed_bitwidth": 16, "max_size": 2},
+    ]
+    program = value_set_program(vsets, transitions, {"member": 1, "other": 3})
     return json.dumps(program).encode()
 
 
