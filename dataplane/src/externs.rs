@@ -25,9 +25,14 @@ fn check_index(kind: &str, name: &str, index: u64, size: usize) -> ApiResult<usi
         })
 }
 
-fn register(prog: &Program, name: &str) -> ApiResult<usize> {
-    prog.register_index(name)
-        .ok_or_else(|| not_found("register", name))
+/// The array and index of a register cell, checked: KeyError for an
+/// unknown name, ValueError for an index out of range.
+pub(crate) fn register_cell(prog: &Program, name: &str, index: u64) -> ApiResult<(usize, usize)> {
+    let r = prog
+        .register_index(name)
+        .ok_or_else(|| not_found("register", name))?;
+    let i = check_index("register", name, index, prog.registers[r].size)?;
+    Ok((r, i))
 }
 
 fn counter(prog: &Program, name: &str) -> ApiResult<usize> {
@@ -104,20 +109,18 @@ impl Switch {
 
     pub fn register_read(&self, name: &str, index: u64) -> ApiResult<Vec<u8>> {
         self.with_loaded(|l| {
-            let r = register(&l.prog, name)?;
-            let info = &l.prog.registers[r];
-            let i = check_index("register", name, index, info.size)?;
+            let (r, i) = register_cell(&l.prog, name, index)?;
+            // The array's lock: atomic against an action that holds it.
             let cells = l.rt.registers[r].lock().unwrap_or_else(|e| e.into_inner());
-            Ok(value_bytes(cells[i], info.width))
+            Ok(value_bytes(cells[i], l.prog.registers[r].width))
         })
     }
 
     pub fn register_write(&self, name: &str, index: u64, value: &[u8]) -> ApiResult<()> {
         self.with_loaded(|l| {
-            let r = register(&l.prog, name)?;
-            let info = &l.prog.registers[r];
-            let i = check_index("register", name, index, info.size)?;
-            let v = bytes_value(value, info.width) & width_mask(info.width);
+            let (r, i) = register_cell(&l.prog, name, index)?;
+            let width = l.prog.registers[r].width;
+            let v = bytes_value(value, width) & width_mask(width);
             l.rt.registers[r].lock().unwrap_or_else(|e| e.into_inner())[i] = v;
             Ok(())
         })

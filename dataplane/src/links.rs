@@ -32,6 +32,8 @@ pub struct Links {
     delay_ns: HashMap<u32, u64>,
     wire: BinaryHeap<Reverse<InFlight>>,
     seq: u64,
+    /// Packets on the wire out of each port, not yet landed.
+    out_in_flight: HashMap<u32, usize>,
 }
 
 impl Links {
@@ -55,6 +57,9 @@ impl Links {
     /// its transmission); it lands `delay` later, at the time returned.
     pub fn send(&mut self, dir: Direction, port: u32, data: Vec<u8>, sent_ns: u64) -> u64 {
         self.seq += 1;
+        if dir == Direction::Out {
+            *self.out_in_flight.entry(port).or_default() += 1;
+        }
         let lands_ns = sent_ns.saturating_add(self.delay_ns(port));
         self.wire.push(Reverse(InFlight {
             lands_ns,
@@ -66,17 +71,31 @@ impl Links {
         lands_ns
     }
 
+    /// Whether packets sent out of `port` are still on the wire: a later one
+    /// must follow them, never overtake them.
+    pub fn holds_out(&self, port: u32) -> bool {
+        self.out_in_flight.contains_key(&port)
+    }
+
     pub fn next_landing_ns(&self) -> Option<u64> {
         self.wire.peek().map(|Reverse(p)| p.lands_ns)
     }
 
     /// The next packet that has landed by `now_ns`.
     pub fn pop_landed(&mut self, now_ns: u64) -> Option<InFlight> {
-        if self.next_landing_ns()? <= now_ns {
-            self.wire.pop().map(|Reverse(p)| p)
-        } else {
-            None
+        if self.next_landing_ns()? > now_ns {
+            return None;
         }
+        let Reverse(p) = self.wire.pop()?;
+        if p.dir == Direction::Out {
+            if let Some(n) = self.out_in_flight.get_mut(&p.port) {
+                *n -= 1;
+                if *n == 0 {
+                    self.out_in_flight.remove(&p.port);
+                }
+            }
+        }
+        Some(p)
     }
 }
 
@@ -97,5 +116,19 @@ mod tests {
         assert_eq!(l.next_landing_ns(), Some(1000));
         assert_eq!(l.pop_landed(1000).map(|p| p.data), Some(vec![1]));
         assert_eq!(l.pop_landed(1000).map(|p| p.data), Some(vec![2]));
+    }
+
+    #[test]
+    fn a_port_holds_out_until_its_last_packet_lands() {
+        let mut l = Links::default();
+        l.send(Direction::Out, 1, vec![1], 10);
+        l.send(Direction::Out, 1, vec![2], 20);
+        l.send(Direction::In, 2, vec![3], 5);
+        assert!(l.holds_out(1) && !l.holds_out(2));
+        l.pop_landed(10);
+        l.pop_landed(10);
+        assert!(l.holds_out(1));
+        l.pop_landed(20);
+        assert!(!l.holds_out(1));
     }
 }

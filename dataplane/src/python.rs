@@ -122,13 +122,17 @@ impl Dataplane {
     /// sends there come out of `packet_in`, and `packet_out` (or `inject` on
     /// it) runs ingress with ingress_port = cpu_port. `virtual_time` stops
     /// the clock until `advance_time`; `priority_queues` queues per port.
+    /// `atomic_actions=False` turns off BMv2's action-level register
+    /// locking (each register primitive then locks only for itself), to
+    /// show what it guarantees.
     #[new]
-    #[pyo3(signature = (cpu_port=None, seed=0, virtual_time=false, priority_queues=1))]
+    #[pyo3(signature = (cpu_port=None, seed=0, virtual_time=false, priority_queues=1, atomic_actions=true))]
     fn new(
         cpu_port: Option<u32>,
         seed: u64,
         virtual_time: bool,
         priority_queues: usize,
+        atomic_actions: bool,
     ) -> PyResult<Self> {
         if !(1..=32).contains(&priority_queues) {
             return Err(PyValueError::new_err(format!(
@@ -140,6 +144,7 @@ impl Dataplane {
             virtual_time,
             priority_queues,
             cpu_port,
+            atomic_actions,
         }));
         if let Some(p) = cpu_port {
             sw.add_memory_port(p)?;
@@ -365,6 +370,25 @@ impl Dataplane {
         for (k, v) in self.sw.port_stats(port) {
             d.set_item(k, v)?;
         }
+        Ok(d)
+    }
+
+    /// One queue's depth and register cells (`(name, index)` pairs) read
+    /// at one instant: {"depth_pkts", "depth_bytes", "registers", "now_us"}.
+    #[pyo3(signature = (port, queue=0, registers=Vec::new()))]
+    fn queue_snapshot<'py>(
+        &self,
+        py: Python<'py>,
+        port: u32,
+        queue: usize,
+        registers: Vec<(String, u64)>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let s = py.allow_threads(|| self.sw.queue_snapshot(port, queue, &registers))?;
+        let d = PyDict::new(py);
+        d.set_item("depth_pkts", s.depth_pkts)?;
+        d.set_item("depth_bytes", s.depth_bytes)?;
+        d.set_item("registers", PyList::new(py, s.registers)?)?;
+        d.set_item("now_us", s.now_us)?;
         Ok(d)
     }
 

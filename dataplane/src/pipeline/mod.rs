@@ -3,6 +3,7 @@
 
 pub mod expr;
 pub mod meter;
+mod registers;
 pub mod table;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,6 +14,7 @@ use crate::program::MeterUnit;
 use crate::program::{width_mask, Control, KeySource, Node, Primitive, Program};
 use expr::eval;
 use meter::Meter;
+use registers::{with_cells, HeldRegisters};
 use table::TableState;
 
 /// Value BMv2's v1model uses for "drop" in egress_spec.
@@ -26,16 +28,22 @@ const MAX_ACTION_STEPS: usize = 1 << 16;
 #[derive(Debug)]
 pub struct Runtime {
     pub tables: Vec<TableState>,
+    /// Lock order: ascending index, taken after the traffic manager's lock
+    /// (switch/mod.rs) and before a meter's.
     pub registers: Vec<Mutex<Vec<u128>>>,
     /// Per counter array, per index: (packets, bytes).
     pub counters: Vec<Vec<(AtomicU64, AtomicU64)>>,
     /// Per meter array, per index (direct meters live in their tables).
     pub meters: Vec<Vec<Mutex<Meter>>>,
+    /// An action holds every register array it references while it runs
+    /// (BMv2's guarantee); false: each register primitive locks only for
+    /// itself, so a read-modify-write in one action can lose updates.
+    pub atomic_actions: bool,
     rng: AtomicU64,
 }
 
 impl Runtime {
-    pub fn new(prog: &Program, seed: u64) -> Self {
+    pub fn new(prog: &Program, seed: u64, atomic_actions: bool) -> Self {
         Runtime {
             tables: prog.tables.iter().map(TableState::new).collect(),
             registers: prog
@@ -57,6 +65,7 @@ impl Runtime {
                 .iter()
                 .map(|m| (0..m.size).map(|_| Mutex::default()).collect())
                 .collect(),
+            atomic_actions,
             rng: AtomicU64::new(seed),
         }
     }
@@ -196,7 +205,10 @@ impl Exec<'_> {
         })
     }
 
-    /// Runs an action; returns true if it executed `exit`.
+    /// Runs an action; returns true if it executed `exit`. The register
+    /// arrays it references stay locked from before its first primitive to
+    /// its end (exit and jumps included), so a read-modify-write inside one
+    /// action is atomic against the other pipeline threads.
     pub fn run_action(&mut self, phv: &mut Phv, action: usize, params: &[u128]) -> bool {
         let prog = self.prog;
         let a = &prog.actions[action];
@@ -209,11 +221,14 @@ impl Exec<'_> {
                 .collect();
             eprintln!("[dp]   action {}({})", a.name, ps.join(", "));
         }
+        let rt = self.rt;
+        let ids: &[usize] = if rt.atomic_actions { &a.registers } else { &[] };
+        let mut held = HeldRegisters::lock(rt, ids);
         let mut pc = 0;
         let mut steps = 0;
         while pc < a.body.len() && steps < MAX_ACTION_STEPS {
             steps += 1;
-            match self.primitive(phv, params, &a.body[pc]) {
+            match self.step(phv, params, &a.body[pc], Some(&mut held)) {
                 Flow::Next => pc += 1,
                 Flow::Jump(t) => pc = t,
                 Flow::Exit => return true,
@@ -229,8 +244,24 @@ impl Exec<'_> {
         }
     }
 
-    /// Runs one primitive; parser `primitive` ops use this too.
+    /// Runs one primitive of a parser state (a `primitive` op). A register
+    /// primitive locks its array for itself only. BMv2 runs each parser
+    /// primitive as a one-primitive action through `ActionFnEntry::execute`,
+    /// which skips the action-level lock; its register primitives take none
+    /// of their own, so ours is the stronger of the two.
     pub fn primitive(&mut self, phv: &mut Phv, params: &[u128], p: &Primitive) -> Flow {
+        self.step(phv, params, p, None)
+    }
+
+    /// Runs one primitive; `held` are the register locks of the action it
+    /// belongs to.
+    fn step(
+        &mut self,
+        phv: &mut Phv,
+        params: &[u128],
+        p: &Primitive,
+        held: Option<&mut HeldRegisters<'_>>,
+    ) -> Flow {
         let prog = self.prog;
         let ev = |phv: &Phv, e| eval(prog, phv, params, e);
         match p {
@@ -333,15 +364,10 @@ impl Exec<'_> {
                 register,
                 index,
             } => {
-                let i = ev(phv, index);
-                let regs = self.rt.registers[*register]
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner());
-                let v = usize::try_from(i)
-                    .ok()
-                    .and_then(|i| regs.get(i).copied())
-                    .unwrap_or(0);
-                drop(regs);
+                let i = usize::try_from(ev(phv, index)).ok();
+                let v = with_cells(self.rt, held, *register, |cells| {
+                    i.and_then(|i| cells.get(i).copied()).unwrap_or(0)
+                });
                 phv.set(prog, *dst, v);
             }
             Primitive::RegisterWrite {
@@ -349,14 +375,13 @@ impl Exec<'_> {
                 index,
                 value,
             } => {
-                let i = ev(phv, index);
+                let i = usize::try_from(ev(phv, index)).ok();
                 let v = ev(phv, value) as u128 & width_mask(prog.registers[*register].width);
-                let mut regs = self.rt.registers[*register]
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner());
-                if let Some(slot) = usize::try_from(i).ok().and_then(|i| regs.get_mut(i)) {
-                    *slot = v;
-                }
+                with_cells(self.rt, held, *register, |cells| {
+                    if let Some(slot) = i.and_then(|i| cells.get_mut(i)) {
+                        *slot = v;
+                    }
+                });
             }
             Primitive::Random { dst, lo, hi } => {
                 let (lo, hi) = (ev(phv, lo), ev(phv, hi));

@@ -654,10 +654,20 @@ impl Loader {
             .iter()
             .map(|p| self.primitive(&p.op, &p.parameters, sc, a.primitives.len()))
             .collect::<Result<Vec<_>>>()?;
+        let mut registers: Vec<usize> = body.iter().filter_map(Primitive::register).collect();
+        registers.sort_unstable();
+        registers.dedup();
+        if registers.len() > MAX_ACTION_REGISTERS {
+            return Err(format!(
+                "{what}: references {} register arrays; an action may lock at most {MAX_ACTION_REGISTERS}",
+                registers.len()
+            ));
+        }
         Ok(Action {
             name: a.name.clone(),
             params,
             body,
+            registers,
         })
     }
 

@@ -13,6 +13,12 @@ pub use value_set::ValueSet;
 /// Widest field the packet path handles; field values are held in a `u128`.
 pub const MAX_FIELD_WIDTH: u32 = 128;
 
+/// Most register arrays one action may reference: a running action holds
+/// their locks in a fixed-size array, so an action call never allocates.
+/// Far above what the AQM programs reference; the load rejects an action
+/// above it by name.
+pub const MAX_ACTION_REGISTERS: usize = 16;
+
 #[derive(Debug)]
 pub struct FieldInfo {
     /// `header.field`, for traces and error messages.
@@ -196,6 +202,19 @@ pub enum Primitive {
     Assert(Expr),
 }
 
+impl Primitive {
+    /// The register array the primitive reads or writes, if any: only
+    /// register_read and register_write touch registers (expressions
+    /// cannot name one).
+    pub fn register(&self) -> Option<usize> {
+        match self {
+            Primitive::RegisterRead { register, .. }
+            | Primitive::RegisterWrite { register, .. } => Some(*register),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct ActionParam {
     pub name: String,
@@ -207,6 +226,9 @@ pub struct Action {
     pub name: String,
     pub params: Vec<ActionParam>,
     pub body: Vec<Primitive>,
+    /// The register arrays the body references, ascending and distinct
+    /// (at most `MAX_ACTION_REGISTERS`): all are locked while it runs.
+    pub registers: Vec<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -158,7 +158,9 @@ impl Switch {
         let serializing = depart_ns > now_ns;
         if serializing || self.links_active.load(Ordering::Relaxed) {
             let mut links = self.links.lock().unwrap_or_else(lock_err);
-            if serializing || links.delay_ns(port) > 0 {
+            // A thread that woke late may take this packet before landing the
+            // port's previous one: it queues behind it on the wire, in order.
+            if serializing || links.delay_ns(port) > 0 || links.holds_out(port) {
                 // Set before the packet is on the wire, so run_due looks.
                 self.links_active.store(true, Ordering::SeqCst);
                 let lands_ns = links.send(Direction::Out, port, data.to_vec(), depart_ns);
@@ -172,7 +174,8 @@ impl Switch {
                 return true;
             }
         }
-        self.deliver(port, data, now_ns, trace)
+        // Stamped with its scheduled departure, not a late thread's clock.
+        self.deliver(port, data, depart_ns.min(now_ns), trace)
     }
 
     /// Hands a packet to its port (or the controller); true if it left.

@@ -2,13 +2,15 @@
 //! manager -> egress -> compute checksum -> deparser -> transmit, with
 //! BMv2's standard_metadata semantics. Here: the switch's state and the
 //! packet entry points; `ingress.rs` and `egress.rs` the two halves;
-//! `queues.rs` time, queue and link settings; `threads.rs` the packet
+//! `queues.rs` time, queue and link settings; `snapshot.rs` a queue's
+//! depth and register cells read at one instant; `threads.rs` the packet
 //! thread for interface ports and, in real time, the scheduler thread that
 //! runs egress at each departure.
 
 mod egress;
 mod ingress;
 mod queues;
+mod snapshot;
 mod threads;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -34,6 +36,8 @@ pub enum ApiError {
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
+
+pub use snapshot::QueueSnapshot;
 
 /// A program with its run-time state.
 pub struct Loaded {
@@ -64,6 +68,9 @@ pub struct Options {
     pub virtual_time: bool,
     pub priority_queues: usize,
     pub cpu_port: Option<u32>,
+    /// BMv2's action-level register locking (see `Runtime::atomic_actions`);
+    /// false only to show what it guarantees.
+    pub atomic_actions: bool,
 }
 
 impl Default for Options {
@@ -73,6 +80,7 @@ impl Default for Options {
             virtual_time: false,
             priority_queues: 1,
             cpu_port: None,
+            atomic_actions: true,
         }
     }
 }
@@ -93,12 +101,17 @@ pub struct Switch {
     trace: AtomicBool,
     pub(crate) clock: Clock,
     seed: u64,
+    atomic_actions: bool,
     generation: AtomicU64,
     inject_ctx: Mutex<Ctx>,
     running: AtomicBool,
     threads: Mutex<Vec<JoinHandle<()>>>,
-    /// Innermost lock: taken under `state` and `inject_ctx`, never the
-    /// other way round.
+    /// Taken under `state`, `inject_ctx` and `egress_turn`, never the other
+    /// way round; `links` and `pre` are taken under it. Register locks come
+    /// after it: `queue_snapshot` takes them while holding it, and no thread
+    /// takes it while holding one, since actions run outside it (ingress
+    /// locks it after its control, egress only around pop and recycle) and
+    /// no primitive takes it.
     tm: Mutex<TrafficManager>,
     /// Wakes the scheduler thread when a packet is queued.
     tm_wake: Condvar,
@@ -146,6 +159,7 @@ impl Switch {
             trace: AtomicBool::new(false),
             clock: Clock::new(o.virtual_time),
             seed: o.seed,
+            atomic_actions: o.atomic_actions,
             generation: AtomicU64::new(0),
             inject_ctx: Mutex::new(Ctx::default()),
             running: AtomicBool::new(false),
@@ -195,7 +209,7 @@ impl Switch {
 
     pub fn load_pipeline(&self, json: &[u8]) -> ApiResult<()> {
         let prog = program::load(json).map_err(ApiError::Invalid)?;
-        let rt = Runtime::new(&prog, self.seed);
+        let rt = Runtime::new(&prog, self.seed, self.atomic_actions);
         let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
         let mut state = self.state.write().unwrap_or_else(lock_err);
         *state = Some(Loaded {

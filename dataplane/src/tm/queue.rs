@@ -100,6 +100,11 @@ impl Queue {
         self.items.is_empty()
     }
 
+    /// Bytes queued: each packet's length as ingress left it.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
     /// Whether a packet of `len` bytes fits; a full queue drops the arrival.
     pub fn admits(&self, len: usize) -> bool {
         self.config
