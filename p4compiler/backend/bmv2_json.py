@@ -486,7 +486,7 @@ class Bmv2Builder(ParserLowering):
         self.conditionals = []
         self.bindings = {}
         self.enter(control, qualified_name(control, None))
-        init = self.lower(control.body.stmts, None)
+        init = self.lower(_apply_statements(control), None)
         return {
             "name": name,
             "id": ident,
@@ -662,7 +662,7 @@ class Bmv2Builder(ParserLowering):
             **{id(p): a.value for p, a in zip(sub.ctor_params, ctor_args, strict=True)},
         }
         self.enter(sub, f"{self.prefix}.{instance}")
-        first = self.lower(sub.body.stmts, nxt)
+        first = self.lower(_apply_statements(sub), nxt)
         self.control, self.prefix, self.bindings = saved
         self.ext.scope = self.prefix
         return first
@@ -1132,3 +1132,14 @@ def _op(name: str, left: Json | None, right: Json) -> Json:
 
 def build(checked: CheckedProgram, program_name: str) -> Bmv2Program:
     return Bmv2Builder(checked, program_name).build()
+
+
+def _apply_statements(control: ast.ControlDeclaration) -> list[ast.Statement]:
+    """What one application of a control runs: the initializers of its control-level
+    variables (the spec re-executes declarations on every apply), then its apply block."""
+    initialized = [
+        local
+        for local in control.locals
+        if isinstance(local, ast.VariableDeclaration) and local.init is not None
+    ]
+    return [*initialized, *control.body.stmts]
