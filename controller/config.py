@@ -80,9 +80,10 @@ class PortConfig(StrictModel):
     def _queue_deeper_than_aqm(self) -> "PortConfig":
         # The program must drop before the traffic manager does (port_control.py says why).
         depth = self.queue.depth_packets if self.queue is not None else None
-        if self.aqm is not None and depth is not None and depth <= self.aqm.qlen:
+        if self.aqm is not None and depth is not None and depth <= self.aqm.limit_pkts:
             raise ValueError(
-                f"queue.depth_packets ({depth}) must exceed aqm.qlen ({self.aqm.qlen}):"
+                f"queue.depth_packets ({depth}) must exceed aqm.limit_pkts"
+                f" ({self.aqm.limit_pkts}):"
                 " the AQM's own limit must bind first"
             )
         return self

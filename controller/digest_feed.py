@@ -24,7 +24,7 @@ class QueueSample:
 
     port: int
     traffic_class: int
-    qlen: int
+    occupancy: int
     avg: int
     time_us: int
 
@@ -106,12 +106,12 @@ class DigestFeed:
 
     def _take(self, digests: p4r.DigestList) -> None:
         for data in digests.data:
-            port, traffic_class, qlen, avg, time_us = (
+            port, traffic_class, occupancy, avg, time_us = (
                 int.from_bytes(m.bitstring, "big") for m in data.struct.members
             )
             with self._lock:
                 self._latest[(port, traffic_class)] = QueueSample(
-                    port, traffic_class, qlen, avg, time_us
+                    port, traffic_class, occupancy, avg, time_us
                 )
         self._outbox.put(
             p4r.StreamMessageRequest(

@@ -52,7 +52,7 @@ def aqm_depths(ports: dict[int, PortConfig]) -> dict[int, int]:
         queue = config.queue
         if config.aqm is None or (queue is not None and (queue.depth_packets or queue.depth_bytes)):
             continue
-        depths[port] = config.aqm.qlen + QUEUE_HEADROOM_PKTS
+        depths[port] = config.aqm.limit_pkts + QUEUE_HEADROOM_PKTS
     return depths
 
 

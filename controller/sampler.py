@@ -47,7 +47,7 @@ class Probe:
     offset: int = 0
     # Where a register probe's value is in a queue-sample digest, for switches that do
     # not read registers; `traffic_class` None takes the port's latest sample.
-    digest: Literal["qlen", "avg"] | None = None
+    digest: Literal["occupancy", "avg"] | None = None
     traffic_class: int | None = None
 
     def index(self, port: int) -> int:
@@ -165,7 +165,7 @@ class Sampler:
             for port, probe in self._digest_cells:
                 sample = _latest_sample(latest, port, probe.traffic_class)
                 if sample is not None:
-                    value = sample.qlen if probe.digest == "qlen" else sample.avg
+                    value = sample.occupancy if probe.digest == "occupancy" else sample.avg
                     row = rows.setdefault(port, {"t_s": t_s, "port": port})
                     row[probe.column] = _scaled(value, probe)
         return list(rows.values())

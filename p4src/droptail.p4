@@ -1,27 +1,26 @@
 /* droptail: a FIFO with a queue limit from the control plane: the baseline for the AQMs.
  *
- * As red.p4 does, the program counts its own queue occupancy per port in a register
- * (ingress adds an admitted packet, egress removes a departing one) and drops an
- * arrival that finds the queue at the limit, so the limit is exact, decided at arrival,
- * and counted; the traffic manager's own depth is set above it.
+ * As the AQM programs do, this one counts its own occupancy per port
+ * (include/occupancy.p4: ingress adds an admitted packet, egress removes a departing one,
+ * each in one atomic action) and drops an arrival that finds the queue at the limit, so
+ * the limit is exact, decided at arrival, and counted; the traffic manager's own depth
+ * is set above it.
  */
 #include <core.p4>
 #include <v1model.p4>
 #include "include/headers.p4"
 
 const bit<32> NUM_PORTS = 512;
+const bit<32> AQM_CELLS = NUM_PORTS;   /* one cell per port */
 const bit<9>  DROP_PORT = 511;
 
 struct metadata_t {
-    bit<1>  tracked;      /* admitted under the limit: egress must take it off qlen */
+    bit<1>  admitted;     /* admitted under the limit: egress takes it off the occupancy */
     bit<32> limit_pkts;
-    bit<32> qlen;
 }
 
 #include "include/parser.p4"
-
-register<bit<32>>(NUM_PORTS) droptail_qlen;   /* packets admitted and not yet departed */
-
+#include "include/occupancy.p4"
 #include "include/queue_sampler.p4"
 
 control MyIngress(inout headers_t hdr,
@@ -29,6 +28,7 @@ control MyIngress(inout headers_t hdr,
                   inout standard_metadata_t standard_metadata) {
 #include "include/l3_forward_table.p4"
 
+    OccupancyAdmit() occupancy_admit;
     QueueSampler() queue_sampler;
 
     counter(NUM_PORTS, CounterType.packets) droptail_drops;
@@ -53,16 +53,14 @@ control MyIngress(inout headers_t hdr,
         }
         if (standard_metadata.egress_spec != DROP_PORT && droptail_config.apply().hit) {
             bit<32> port = (bit<32>) standard_metadata.egress_spec;
-            droptail_qlen.read(meta.qlen, port);
-            if (meta.qlen >= meta.limit_pkts) {
+            occupancy_admit.apply(port, meta.limit_pkts, meta.admitted);
+            if (meta.admitted == 0) {
                 mark_to_drop(standard_metadata);
                 droptail_drops.count(port);
-            } else {
-                meta.qlen = meta.qlen + 1;
-                droptail_qlen.write(port, meta.qlen);
-                meta.tracked = 1;
             }
-            queue_sampler.apply(port, 0, meta.qlen, 0, standard_metadata.ingress_global_timestamp);
+            bit<32> occupancy;
+            aqm_occupancy.read(occupancy, port);
+            queue_sampler.apply(port, 0, occupancy, 0, standard_metadata.ingress_global_timestamp);
         }
     }
 }
@@ -70,15 +68,12 @@ control MyIngress(inout headers_t hdr,
 control MyEgress(inout headers_t hdr,
                  inout metadata_t meta,
                  inout standard_metadata_t standard_metadata) {
+    OccupancyDepart() occupancy_depart;
+
     apply {
-        if (meta.tracked == 1) {
-            bit<32> port = (bit<32>) standard_metadata.egress_port;
-            bit<32> qlen;
-            droptail_qlen.read(qlen, port);
-            /* A count the control plane reset while packets were queued must not wrap. */
-            if (qlen != 0) {
-                droptail_qlen.write(port, qlen - 1);
-            }
+        if (meta.admitted == 1) {
+            occupancy_depart.apply((bit<32>) standard_metadata.egress_port,
+                                   standard_metadata.egress_global_timestamp);
         }
     }
 }

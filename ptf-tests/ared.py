@@ -26,20 +26,19 @@ from scapy.layers.l2 import Ether
 from controller.config import ControllerConfig, PortConfig, QueueConfig, load_config
 from controller.disciplines.ared import AredConfig
 from controller.session import apply_config
-from p4aqm.models.ared import AredConfig as AredTables
-from p4aqm.models.ared import adapted
+from p4aqm.models.ared import AredTables, adapted
 
 PORT = 2
 DRAIN_PPS = 500
-ARED = {"discipline": "ared", "min_th": 5, "max_th": 15, "w_q": 1 / 4, "qlen": 40}
+ARED = {"discipline": "ared", "min_th": 5, "max_th": 15, "w_q": 1 / 4, "limit_pkts": 40}
 INTERVAL_S = 0.1
 PROB_ONE = 1 << 24  # max_p is held in 2^-24
 REGISTERS = (
-    "red_qlen",
+    "aqm_occupancy",
     "red_avg",
     "red_count",
     "red_q_r",
-    "red_idle_since",
+    "aqm_idle_since",
     "ared_max_p",
     "ared_next_adapt",
 )
@@ -114,9 +113,8 @@ class AredTest(BaseTest):
                 sent += 1
             else:
                 time.sleep(1 / rate_pps / 4)
-        # Wait for the queue to empty: the next test zeroes qlen, and a packet still
-        # queued would then leave and take itself off a qlen that no longer counts it
-        # (wrapping it round).
+        # Wait for the queue to empty: the next test zeroes the occupancy, and a packet
+        # still queued would then leave and take itself off a count that no longer holds it.
         while isinstance(
             testutils.dp_poll(self, device_number=0, port_number=2, timeout=0.3),
             self.dataplane.PollSuccess,

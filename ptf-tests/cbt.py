@@ -36,7 +36,7 @@ CBT = {
     "max_th": 30,
     "max_p": 0.1,
     "w_q": 1 / 2,
-    "qlen": 60,
+    "limit_pkts": 60,
     "marked_th": 10,
     "unmarked_th": 2,
     "classes": [{"traffic_class": "marked", "protocol": 17, "dscp": DSCP_EF}],
@@ -103,7 +103,7 @@ class UdpBlastHeldToItsThreshold(CbtTest):
         unmarked = len(packets) - len(tcp) - len(marked)
         self.assertEqual(len(tcp), OTHERS)
         self.assertEqual(len(marked), OTHERS)
-        # A FIFO of qlen 60 would have let 60 and more through, and dropped TCP and marked.
+        # A FIFO of limit 60 would have let 60 and more through, and dropped TCP and marked.
         bound = self.bound(CBT["unmarked_th"], blast_s)
         self.assertLessEqual(unmarked, bound, f"blast took {blast_s:.3f} s")
         self.assertGreaterEqual(unmarked, CBT["unmarked_th"])

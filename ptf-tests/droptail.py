@@ -1,4 +1,4 @@
-"""PTF test for p4src/droptail.p4: a burst into a slowly draining port keeps `qlen` packets.
+"""PTF test for p4src/droptail.p4: a burst into a slowly draining port keeps limit_pkts packets.
 
 Test parameters (ptf --test-params):
   config   path of a controller YAML config for droptail.p4 (pipeline, switch, routes)
@@ -18,7 +18,7 @@ from controller.config import PortConfig, QueueConfig, load_config
 from controller.disciplines.droptail import DropTailConfig
 from controller.session import apply_config
 
-QLEN = 20
+LIMIT_PKTS = 20
 DRAIN_PPS = 50
 BURST = 120
 
@@ -30,8 +30,8 @@ class BurstKeepsTheLimit(BaseTest):
         self.dataplane.flush()
         config = load_config(Path(testutils.test_params_get()["config"]))
         port2 = PortConfig(
-            queue=QueueConfig(rate_pps=DRAIN_PPS, depth_packets=QLEN + 100),
-            aqm=DropTailConfig(discipline="droptail", qlen=QLEN),
+            queue=QueueConfig(rate_pps=DRAIN_PPS, depth_packets=LIMIT_PKTS + 100),
+            aqm=DropTailConfig(discipline="droptail", limit_pkts=LIMIT_PKTS),
         )
         apply_config(config.model_copy(update={"ports": {2: port2}}))
 
@@ -51,7 +51,7 @@ class BurstKeepsTheLimit(BaseTest):
             self.dataplane.PollSuccess,
         ):
             received += 1
-        # The queue holds QLEN; a few more drain while the burst is still arriving.
+        # The queue holds LIMIT_PKTS; a few more drain while the burst is still arriving.
         drained_during_burst = math.ceil(burst_s * DRAIN_PPS) + 1
-        self.assertGreaterEqual(received, QLEN)
-        self.assertLessEqual(received, QLEN + drained_during_burst)
+        self.assertGreaterEqual(received, LIMIT_PKTS)
+        self.assertLessEqual(received, LIMIT_PKTS + drained_during_burst)

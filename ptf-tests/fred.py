@@ -28,7 +28,14 @@ MAX_Q = 8
 # The average stays below min_th (the queue holds about max_q plus the light flows'
 # packets), so the only drops are FRED's per-flow ones, not RED's.
 FRED = FredConfig(
-    discipline="fred", min_th=20, max_th=40, max_p=0.02, w_q=1 / 4, qlen=60, min_q=2, max_q=MAX_Q
+    discipline="fred",
+    min_th=20,
+    max_th=40,
+    max_p=0.02,
+    w_q=1 / 4,
+    limit_pkts=60,
+    min_q=2,
+    max_q=MAX_Q,
 )
 AGGRESSIVE_PORT = 5000
 LIGHT_PORTS = (6001, 6002, 6003)

@@ -21,7 +21,7 @@ from controller.disciplines.red import RedConfig
 from controller.session import apply_config
 
 DRAIN_PPS = 100
-RED = {"discipline": "red", "min_th": 5, "max_th": 15, "max_p": 0.2, "w_q": 1 / 4, "qlen": 40}
+RED = {"discipline": "red", "min_th": 5, "max_th": 15, "max_p": 0.2, "w_q": 1 / 4, "limit_pkts": 40}
 ECN_NOT_ECT, ECN_ECT0, ECN_CE = 0, 2, 3
 
 
@@ -92,8 +92,8 @@ class EcnMarksEctDropsNotEct(RedTest):
         ect = self.received(timeout_s=1.0)
         marked = sum(1 for p in ect if p[15] & 3 == ECN_CE)
         self.assertGreater(marked, 0)
-        # Above qlen the queue still overflows; below it, nothing is dropped for ECT.
-        self.assertGreaterEqual(len(ect), RED["qlen"])
+        # Above limit_pkts the queue still overflows; below it, nothing is dropped for ECT.
+        self.assertGreaterEqual(len(ect), RED["limit_pkts"])
 
         for _ in range(burst):
             testutils.send_packet(self, 1, self.frame(ECN_NOT_ECT))

@@ -17,12 +17,11 @@ from controller.disciplines.red import (
     RANGE_PRIORITY,
     RedConfig,
     RedSettings,
+    decay_entries,
     port_entry,
-    range_entries,
 )
 from controller.sampler import Probe
-from p4aqm.models.ared import AredConfig as AredTables
-from p4aqm.models.ared import AredParams
+from p4aqm.models.ared import AredParams, AredTables
 from p4aqm.models.fixed_point import PROB_BITS
 
 
@@ -62,7 +61,7 @@ class AredConfig(RedSettings):
             "MyIngress.ared_config",
             "MyIngress.ared_set_params",
             port,
-            w_shift=red.k,
+            w_shift=red.w_shift,
             min_th=red.min_th,
             ramp_end=red.ramp_end,
             limit_pkts=red.limit_pkts,
@@ -85,12 +84,4 @@ class AredConfig(RedSettings):
             )
             for e in tables.ramp
         ]
-        decay = range_entries(
-            "MyIngress.red_decay",
-            "meta.idle_us",
-            "MyIngress.red_set_decay",
-            "decay",
-            port,
-            red.decay_table,
-        )
-        return [params, *ramp, *decay]
+        return [params, *ramp, *decay_entries(port, red)]

@@ -1,6 +1,6 @@
 """CBT on a port (p4src/cbt.p4): class-based thresholds (Parris, Jeffay, Smith 1999).
 
-The config is RED's (for the TCP class; w_q, qlen and the idle clock are the port's and
+The config is RED's (for the TCP class; w_q, limit_pkts and the idle clock are the port's and
 serve every class) plus a threshold per non-TCP class and the classifier's rules:
 
     aqm:
@@ -9,7 +9,7 @@ serve every class) plus a threshold per non-TCP class and the classifier's rules
       max_th: 30
       max_p: 0.1
       w_q: 0.001953125
-      qlen: 60
+      limit_pkts: 60
       marked_th: 10
       unmarked_th: 2
       classes:
@@ -24,18 +24,25 @@ from ipaddress import IPv4Network
 from typing import Literal
 
 import finsy as fy
-from pydantic import Field
+from pydantic import Field, model_validator
 
-from controller.disciplines.red import PORT_KEY, RedConfig, port_entry, range_entries
+from controller.disciplines.red import (
+    PORT_KEY,
+    RedConfig,
+    decay_entries,
+    port_entry,
+    ramp_entries,
+)
 from controller.sampler import Probe
 from controller.schema import StrictModel
-from p4aqm.models.cbt import CbtConfig as CbtTables
-from p4aqm.models.cbt import CbtParams, TrafficClass
+from p4aqm.models.cbt import CbtParams, CbtTables, TrafficClass
 from p4aqm.models.fixed_point import AVG_FRAC_BITS
 
 IP_PROTO_TCP = 6
-# cbt.p4 keeps per-class state and counters at index port * SLOTS_PER_PORT + class.
-SLOTS_PER_PORT = 4
+# cbt.p4 keeps per-class state and counters in cell port * CELLS_PER_PORT + class, and
+# the port's total occupancy in cell port * CELLS_PER_PORT + TOTAL_CELL.
+CELLS_PER_PORT = 4
+TOTAL_CELL = 3
 CLASS_COUNTERS = ("marks", "early_drops", "forced_drops", "threshold_drops", "overflow_drops")
 # The classifier holds 4096 entries for all ports; one per port is the TCP fallback.
 MAX_RULES = 4095
@@ -81,18 +88,27 @@ class CbtConfig(RedConfig):
     classes: list[CbtClassRule] = Field(default=[], max_length=MAX_RULES)
 
     def probes(self) -> list[Probe]:
-        """The port's occupancy, then per class (at index port * 4 + class) its
+        """The port's occupancy, then per class (in cell port * 4 + class) its
         occupancy, average, and the decisions it met."""
-        probes = [Probe("qlen_pkts", "register", "cbt_port_qlen", digest="qlen")]
+        probes = [
+            Probe(
+                "occupancy_pkts",
+                "register",
+                "aqm_occupancy",
+                digest="occupancy",
+                stride=CELLS_PER_PORT,
+                offset=TOTAL_CELL,
+            )
+        ]
         for c in TrafficClass:
             name = c.name.lower()
-            per_class = {"stride": SLOTS_PER_PORT, "offset": c.value}
+            per_class = {"stride": CELLS_PER_PORT, "offset": c.value}
             probes += [
-                Probe(f"{name}_qlen_pkts", "register", "cbt_qlen", **per_class),
+                Probe(f"{name}_occupancy_pkts", "register", "aqm_occupancy", **per_class),
                 Probe(
                     f"{name}_avg_pkts",
                     "register",
-                    "cbt_avg",
+                    "red_avg",
                     2.0**-AVG_FRAC_BITS,
                     digest="avg",
                     traffic_class=c.value,
@@ -105,20 +121,24 @@ class CbtConfig(RedConfig):
             ]
         return probes
 
-    def entries(self, port: int) -> list[fy.P4TableEntry]:
-        tables = CbtTables.from_params(
-            CbtParams(
-                tcp=self.params(),
-                marked_th_pkts=self.marked_th,
-                unmarked_th_pkts=self.unmarked_th,
-            )
+    @model_validator(mode="after")
+    def _valid_cbt(self) -> "CbtConfig":
+        self.cbt_params()  # the model's own checks, reported at this field
+        return self
+
+    def cbt_params(self) -> CbtParams:
+        return CbtParams(
+            tcp=self.params(), marked_th_pkts=self.marked_th, unmarked_th_pkts=self.unmarked_th
         )
+
+    def entries(self, port: int) -> list[fy.P4TableEntry]:
+        tables = CbtTables.from_params(self.cbt_params())
         red = tables.red
         params = port_entry(
             "MyIngress.cbt_config",
             "MyIngress.cbt_set_params",
             port,
-            w_shift=red.k,
+            w_shift=red.w_shift,
             min_th=red.min_th,
             ramp_end=red.ramp_end,
             limit_pkts=red.limit_pkts,
@@ -142,15 +162,4 @@ class CbtConfig(RedConfig):
             )
             for index, (match, traffic_class) in enumerate(rules)
         ]
-        ramp = range_entries(
-            "MyIngress.cbt_ramp", "meta.avg", "MyIngress.cbt_set_p_b", "p_b", port, red.p_b_table
-        )
-        decay = range_entries(
-            "MyIngress.cbt_decay",
-            "meta.idle_us",
-            "MyIngress.cbt_set_decay",
-            "decay",
-            port,
-            red.decay_table,
-        )
-        return [params, *classifier, *ramp, *decay]
+        return [params, *classifier, *ramp_entries(port, red), *decay_entries(port, red)]

@@ -5,21 +5,22 @@ from typing import Literal
 import finsy as fy
 from pydantic import Field
 
-from controller.disciplines.red import port_entry
+from controller.disciplines.red import OCCUPANCY_PROBE, port_entry
 from controller.sampler import Probe
 from controller.schema import StrictModel
+from p4aqm.models.fixed_point import REGISTER_MAX
 
 
 class DropTailConfig(StrictModel):
-    """A FIFO of at most `qlen` packets."""
+    """A FIFO of at most `limit_pkts` packets."""
 
     discipline: Literal["droptail"]
-    qlen: int = Field(ge=1)
+    limit_pkts: int = Field(ge=1, le=REGISTER_MAX)
 
     def probes(self) -> list[Probe]:
         """What the sampler reads for this port: occupancy and drops."""
         return [
-            Probe("qlen_pkts", "register", "droptail_qlen", digest="qlen"),
+            OCCUPANCY_PROBE,
             Probe("overflow_drops", "counter", "MyIngress.droptail_drops"),
         ]
 
@@ -29,6 +30,6 @@ class DropTailConfig(StrictModel):
                 "MyIngress.droptail_config",
                 "MyIngress.droptail_set_limit",
                 port,
-                limit_pkts=self.qlen,
+                limit_pkts=self.limit_pkts,
             )
         ]

@@ -11,11 +11,17 @@ from typing import Literal
 import finsy as fy
 from pydantic import Field, model_validator
 
-from controller.disciplines.red import PORT_KEY, RedSettings, port_entry, range_entries
+from controller.disciplines.red import (
+    AVG_PROBE,
+    OCCUPANCY_PROBE,
+    PORT_KEY,
+    RedSettings,
+    decay_entries,
+    port_entry,
+    ramp_entries,
+)
 from controller.sampler import Probe
-from p4aqm.models.fixed_point import AVG_FRAC_BITS
-from p4aqm.models.fred import MAX_LIMIT_PKTS, FredParams
-from p4aqm.models.fred import FredConfig as FredTables
+from p4aqm.models.fred import FredParams, FredTables
 
 
 class FredConfig(RedSettings):
@@ -25,7 +31,6 @@ class FredConfig(RedSettings):
     """
 
     discipline: Literal["fred"]
-    qlen: int = Field(default=1000, ge=1, le=MAX_LIMIT_PKTS)
     # Packets a flow may always queue without an early drop (the paper: 2, or 4 for
     # large buffers), and at most (the paper: max_th, the default).
     min_q: float = Field(default=2.0, ge=0)
@@ -50,8 +55,8 @@ class FredConfig(RedSettings):
     def probes(self) -> list[Probe]:
         """What the sampler reads for this port: occupancy, average, active flows, drops."""
         return [
-            Probe("qlen_pkts", "register", "fred_qlen", digest="qlen"),
-            Probe("avg_pkts", "register", "fred_avg", 2.0**-AVG_FRAC_BITS, digest="avg"),
+            OCCUPANCY_PROBE,
+            AVG_PROBE,
             Probe("active_flows", "register", "fred_nactive"),
             Probe("flow_drops", "counter", "MyIngress.fred_flow_drops"),
             Probe("early_drops", "counter", "MyIngress.fred_early_drops"),
@@ -66,7 +71,7 @@ class FredConfig(RedSettings):
             "MyIngress.fred_config",
             "MyIngress.fred_set_params",
             port,
-            w_shift=red.k,
+            w_shift=red.w_shift,
             min_th=red.min_th,
             max_th=red.max_th,
             limit_pkts=red.limit_pkts,
@@ -74,17 +79,6 @@ class FredConfig(RedSettings):
             max_q=tables.max_q,
             slot_base=tables.slot_base,
             slot_mask=tables.slot_mask,
-        )
-        ramp = range_entries(
-            "MyIngress.fred_ramp", "meta.avg", "MyIngress.fred_set_p_b", "p_b", port, red.p_b_table
-        )
-        decay = range_entries(
-            "MyIngress.fred_decay",
-            "meta.idle_us",
-            "MyIngress.fred_set_decay",
-            "decay",
-            port,
-            red.decay_table,
         )
         share = [
             fy.P4TableEntry(
@@ -94,4 +88,4 @@ class FredConfig(RedSettings):
             )
             for nactive, recip in tables.share_table
         ]
-        return [params, *ramp, *decay, *share]
+        return [params, *ramp_entries(port, red), *decay_entries(port, red), *share]

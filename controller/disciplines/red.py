@@ -1,8 +1,10 @@
 """RED on a port (p4src/red.p4): its config, and the table entries the model computes.
 
 The data plane cannot divide or raise to a power, so everything it needs arrives as
-integers: the thresholds in 2^-16 packets, w_q as a shift, and two range tables, p_b
-over the average and the idle decay over the idle time (p4aqm/models/red.py).
+integers: the thresholds in 2^-16 packets, w_q as a shift, and two range tables of the
+RED core (p4src/include/red_core.p4), p_b over the average and the idle decay over the
+idle time (p4aqm/models/red.py). Values whose fixed-point form would not fit the
+program's registers are refused when the config is loaded (p4aqm/models/fixed_point.py).
 """
 
 from typing import Literal
@@ -13,8 +15,7 @@ from pydantic import Field, model_validator
 from controller.sampler import Probe
 from controller.schema import StrictModel
 from p4aqm.models.fixed_point import AVG_FRAC_BITS
-from p4aqm.models.red import RangeEntry, RedParams
-from p4aqm.models.red import RedConfig as RedTables
+from p4aqm.models.red import RangeEntry, RedParams, RedTables
 
 
 class RedSettings(StrictModel):
@@ -24,7 +25,7 @@ class RedSettings(StrictModel):
     max_th: float = Field(gt=0)
     max_p: float = Field(gt=0, le=1)
     w_q: float = Field(default=1 / 512, gt=0, lt=1)
-    qlen: int = Field(default=1000, ge=1)
+    limit_pkts: int = Field(default=1000, ge=1)
     # Typical transmission time of a packet: the idle-decay clock (1500 B at 10 Mbit/s).
     mean_pkt_time_s: float = Field(default=0.0012, gt=0)
 
@@ -34,7 +35,7 @@ class RedSettings(StrictModel):
             max_th_pkts=self.max_th,
             max_p=self.max_p,
             w_q=self.w_q,
-            qlen_pkts=self.qlen,
+            limit_pkts=self.limit_pkts,
             gentle=gentle,
             ecn=ecn,
             idle_pkt_time_us=self.mean_pkt_time_s * 1e6,
@@ -56,12 +57,12 @@ class RedConfig(RedSettings):
     def probes(self) -> list[Probe]:
         """What the sampler reads for this port: occupancy, average, marks and drops."""
         return [
-            Probe("qlen_pkts", "register", "red_qlen", digest="qlen"),
-            Probe("avg_pkts", "register", "red_avg", 2.0**-AVG_FRAC_BITS, digest="avg"),
-            Probe("marks", "counter", "MyIngress.red_marks"),
-            Probe("early_drops", "counter", "MyIngress.red_early_drops"),
-            Probe("forced_drops", "counter", "MyIngress.red_forced_drops"),
-            Probe("overflow_drops", "counter", "MyIngress.red_overflow_drops"),
+            OCCUPANCY_PROBE,
+            AVG_PROBE,
+            *(
+                Probe(counter, "counter", f"MyIngress.red_enqueue.{counter}")
+                for counter in ("marks", "early_drops", "forced_drops", "overflow_drops")
+            ),
         ]
 
     def entries(self, port: int) -> list[fy.P4TableEntry]:
@@ -71,7 +72,13 @@ class RedConfig(RedSettings):
         return self.red_params(self.gentle, self.ecn)
 
 
+# The sampler's columns of the registers every RED-family program shares.
+OCCUPANCY_PROBE = Probe("occupancy_pkts", "register", "aqm_occupancy", digest="occupancy")
+AVG_PROBE = Probe("avg_pkts", "register", "red_avg", 2.0**-AVG_FRAC_BITS, digest="avg")
+
+# The key of each discipline's own tables, and of the RED core's (red_core.p4).
 PORT_KEY = "standard_metadata.egress_spec"
+CORE_PORT_KEY = "port"
 # Range tables need a priority in P4Runtime; their ranges never overlap, so one will do.
 RANGE_PRIORITY = 1
 
@@ -83,18 +90,38 @@ def port_entry(table: str, action: str, port: int, **params: int) -> fy.P4TableE
     )
 
 
-def range_entries(
+def core_range_entries(
     table: str, key: str, action: str, param: str, port: int, entries: tuple[RangeEntry, ...]
 ) -> list[fy.P4TableEntry]:
+    """A range table of the RED core's, keyed on the port and one quantity."""
     return [
         fy.P4TableEntry(
-            table,
-            match=fy.Match({PORT_KEY: port, key: f"{e.low}...{e.high}"}),
-            action=fy.Action(action, **{param: e.value}),
+            f"MyIngress.{table}",
+            match=fy.Match({CORE_PORT_KEY: port, key: f"{e.low}...{e.high}"}),
+            action=fy.Action(f"MyIngress.{action}", **{param: e.value}),
             priority=RANGE_PRIORITY,
         )
         for e in entries
     ]
+
+
+def decay_entries(port: int, tables: RedTables) -> list[fy.P4TableEntry]:
+    """The RED core's idle decay over the idle time (red_core.p4's RedAverage)."""
+    return core_range_entries(
+        "red_average.idle_decay",
+        "idle_us",
+        "red_average.set_decay",
+        "decay",
+        port,
+        tables.decay_table,
+    )
+
+
+def ramp_entries(port: int, tables: RedTables) -> list[fy.P4TableEntry]:
+    """The RED core's p_b over the average (red_core.p4's RedRamp)."""
+    return core_range_entries(
+        "red_ramp.ramp", "avg", "red_ramp.set_p_b", "p_b", port, tables.p_b_table
+    )
 
 
 def red_entries(port: int, config: "RedConfig") -> list[fy.P4TableEntry]:
@@ -103,21 +130,10 @@ def red_entries(port: int, config: "RedConfig") -> list[fy.P4TableEntry]:
         "MyIngress.red_config",
         "MyIngress.red_set_params",
         port,
-        w_shift=tables.k,
+        w_shift=tables.w_shift,
         min_th=tables.min_th,
         ramp_end=tables.ramp_end,
         limit_pkts=tables.limit_pkts,
         ecn_enabled=int(tables.ecn),
     )
-    ramp = range_entries(
-        "MyIngress.red_ramp", "meta.avg", "MyIngress.red_set_p_b", "p_b", port, tables.p_b_table
-    )
-    decay = range_entries(
-        "MyIngress.red_decay",
-        "meta.idle_us",
-        "MyIngress.red_set_decay",
-        "decay",
-        port,
-        tables.decay_table,
-    )
-    return [params, *ramp, *decay]
+    return [params, *ramp_entries(port, tables), *decay_entries(port, tables)]

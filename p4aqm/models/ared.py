@@ -1,5 +1,7 @@
 """Adaptive RED (Floyd, Gummadi and Shenker 2001) as p4src/ared.p4 computes it.
 
+Units and ranges are those of p4aqm/models/fixed_point.py.
+
 Adaptive RED is gentle RED (p4aqm/models/red.py: the same idle decay, average, uniform
 spacing of marks, ECN and hard limit) whose max_p is a per-port register that the data
 plane adapts itself, driven by the packets' timestamps:
@@ -43,8 +45,8 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from p4aqm.models.fixed_point import PROB_BITS, PROB_ONE, probability
-from p4aqm.models.red import Decision, RangeEntry, RedConfig, RedParams, RedQueue, ramp_bins
+from p4aqm.models.fixed_point import MAX_TIME_US, PROB_BITS, PROB_ONE, check_at_most, probability
+from p4aqm.models.red import Decision, RangeEntry, RedParams, RedQueue, RedTables, ramp_bins
 
 # *0.9 is (max_p * beta) >> BETA_BITS.
 BETA_BITS = 16
@@ -76,6 +78,9 @@ class AredParams:
             raise ValueError("need 0 <= target_low < target_high <= 1")
         if not 0.0 < self.beta < 1.0:
             raise ValueError("beta must be in (0, 1)")
+        check_at_most(
+            "interval (us)", round(self.interval_s * 1e6), MAX_TIME_US, "times are bit<48> us"
+        )
 
 
 @dataclass(frozen=True)
@@ -92,10 +97,10 @@ class RampEntry:
 
 
 @dataclass(frozen=True)
-class AredConfig:
+class AredTables:
     """What the controller installs: RED's integers plus the adaptation's."""
 
-    red: RedConfig  # its p_b_table is for the initial max_p; ramp replaces it
+    red: RedTables  # its p_b_table is for the initial max_p; ramp replaces it
     ramp: tuple[RampEntry, ...]
     band_low: int  # in 2^-16 packets, like avg
     band_high: int
@@ -107,8 +112,8 @@ class AredConfig:
     beta: int  # in 2^-BETA_BITS
 
     @classmethod
-    def from_params(cls, params: AredParams) -> "AredConfig":
-        red = RedConfig.from_params(params.red)
+    def from_params(cls, params: AredParams) -> "AredTables":
+        red = RedTables.from_params(params.red)
         linear = [
             RampEntry(e.low, e.high, e.value, 0)
             for e in ramp_bins(red.min_th, red.max_th, 0.0, 1.0)
@@ -131,13 +136,13 @@ class AredConfig:
             beta=round(params.beta * (1 << BETA_BITS)),
         )
 
-    def red_at(self, max_p: int) -> RedConfig:
+    def red_at(self, max_p: int) -> RedTables:
         """RED's config with the p_b that the ramp formula gives in each bin at max_p."""
         table = tuple(RangeEntry(e.low, e.high, e.p_b(max_p)) for e in self.ramp)
         return dataclasses.replace(self.red, p_b_table=table)
 
 
-def adapted(config: AredConfig, max_p: int, avg: int) -> int:
+def adapted(config: AredTables, max_p: int, avg: int) -> int:
     """max_p after one adaptation at average avg: the band's additive increase or
     multiplicative decrease, or max_p itself inside the band or at a bound."""
     if avg > config.band_high and max_p <= config.max_p_top:
@@ -151,12 +156,12 @@ def adapted(config: AredConfig, max_p: int, avg: int) -> int:
 class AredQueue(RedQueue):
     """RED's per-port state plus max_p and next_adapt, the two registers ARED adds."""
 
-    ared: AredConfig = field(kw_only=True)
+    ared: AredTables = field(kw_only=True)
     max_p: int = 0
     next_adapt_us: int = 0  # 0: not started
 
     @classmethod
-    def of(cls, config: AredConfig) -> "AredQueue":
+    def of(cls, config: AredTables) -> "AredQueue":
         return cls(config=config.red, ared=config)
 
     def arrive(self, now_us: int, ect: bool, draw: Callable[[], int]) -> Decision:
@@ -164,9 +169,9 @@ class AredQueue(RedQueue):
         self._adapt(now_us)
         decision = self.decide(ect, draw)
         if decision in (Decision.ENQUEUE, Decision.MARK):
-            if self.qlen >= self.config.limit_pkts:
+            if self.occupancy >= self.config.limit_pkts:
                 return Decision.DROP_OVERFLOW
-            self.qlen += 1
+            self.occupancy += 1
         return decision
 
     def _adapt(self, now_us: int) -> None:
@@ -177,8 +182,9 @@ class AredQueue(RedQueue):
             self.max_p = adapted(cfg, self.max_p, self.avg)
         else:
             return
-        self.next_adapt_us = now_us + cfg.interval_us
+        # bit<48> in the program, which wraps as this mask does.
+        self.next_adapt_us = (now_us + cfg.interval_us) & MAX_TIME_US
         self.config = cfg.red_at(self.max_p)
 
 
-__all__ = ["BETA_BITS", "AredConfig", "AredParams", "AredQueue", "RampEntry", "adapted"]
+__all__ = ["BETA_BITS", "AredParams", "AredQueue", "AredTables", "RampEntry", "adapted"]

@@ -1,5 +1,7 @@
 """FRED (Lin and Morris 1997) as p4src/fred.p4 computes it.
 
+Units and ranges are those of p4aqm/models/fixed_point.py.
+
 FRED is RED with a count of queued packets per active flow. The port-wide part (the
 average with its idle decay, count and the random threshold q_r) is RED's arithmetic,
 inherited from p4aqm.models.red.RedQueue; what FRED adds, per arrival at a port:
@@ -14,7 +16,7 @@ inherited from p4aqm.models.red.RedQueue; what FRED adds, per arrival at a port:
      is slot_base + (crc & slot_mask): each FRED port owns a power-of-two region of
      the flow registers, placed by the control plane. Flows whose hashes agree in the
      masked bits share a slot and are one flow to FRED: their packets add up in one
-     qlen_i, they share strikes, and nactive counts them once.
+     occupancy_i, they share strikes, and nactive counts them once.
   1. Average. RED's update on arrival (decay if the queue is empty, then the EWMA).
      The paper also updates the average on departures; the program keeps RED's
      arrival-time average, computed in ingress where the decision is made.
@@ -23,23 +25,26 @@ inherited from p4aqm.models.red.RedQueue; what FRED adds, per arrival at a port:
      1..slots, recip(n) = floor(2^16 / n), and avgcq = (avg * recip) >> 16 in 2^-16
      packets; with n = 0 (no entry) recip = 2^16 and avgcq = avg, as in the paper.
   3. Flow checks (the paper's non-adaptive flows). max_q' = max_q, or 2 while
-     avg >= max_th. If qlen_i >= max_q', or avg >= max_th and qlen_i > 2 avgcq, or
-     qlen_i >= avgcq with strikes_i > 1: drop, strikes_i += 1 (DROP_FLOW). count and
+     avg >= max_th. If occupancy_i >= max_q', or avg >= max_th and occupancy_i > 2 avgcq, or
+     occupancy_i >= avgcq with strikes_i > 1: drop, strikes_i += 1 (DROP_FLOW). count and
      q_r are not touched.
   4. RED's modes. avg < min_th: enqueue, count <- -1. avg >= max_th: drop
      (DROP_FORCED), count <- -1. Otherwise count += 1; count == 0 draws q_r as RED
-     does; else, for a flow holding qlen_i >= max(min_q, avgcq) only, RED's test
+     does; else, for a flow holding occupancy_i >= max(min_q, avgcq) only, RED's test
      count * p_b >= q_r with p_b from the ramp table drops (DROP_EARLY), resets count
      to 0 and draws a new q_r. Flows below that are never dropped at random but are
      still counted, as in the paper.
-  5. Hard limit. An arrival still to be enqueued with qlen >= limit is dropped.
-  6. Enqueue. qlen_i == 0 makes the flow active (nactive += 1); qlen_i and qlen += 1.
+  5. Hard limit. An arrival still to be enqueued with occupancy >= limit_pkts is
+     dropped.
+  6. Enqueue. occupancy_i == 0 makes the flow active (nactive += 1); occupancy_i and
+     occupancy += 1.
 
-Departure: qlen -= 1 (and idle_since on empty, as RED); qlen_i -= 1, and a flow whose
-last packet left is forgotten: strikes_i <- 0, nactive -= 1.
+Departure: occupancy -= 1 (and idle_since on empty, as RED); occupancy_i -= 1, and a flow
+whose last packet left is forgotten: strikes_i <- 0, nactive -= 1. No count goes below
+zero, as in the program.
 
-All quantities are integers: averages and shares in 2^-16 packets (a flow's qlen_i is
-compared as qlen_i << 16), probabilities in 2^-24. The limit is kept below 2^15 packets
+All quantities are integers: averages and shares in 2^-16 packets (a flow's occupancy_i is
+compared as occupancy_i << 16), probabilities in 2^-24. The limit is kept below 2^15 packets
 so that every average, share and 2 avgcq fits the program's 32-bit fields.
 """
 
@@ -47,14 +52,20 @@ import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from p4aqm.models.fixed_point import AVG_FRAC_BITS, packets_to_avg
-from p4aqm.models.red import RedConfig, RedParams, RedQueue, lookup
+from p4aqm.models.fixed_point import (
+    AVG_FRAC_BITS,
+    MAX_TH_PKTS,
+    REGISTER_MAX,
+    check_at_most,
+    packets_to_avg,
+)
+from p4aqm.models.red import RedParams, RedQueue, RedTables, lookup
 
 ONE_PKT = 1 << AVG_FRAC_BITS
 # The flow registers of p4src/fred.p4, shared by every FRED port in regions.
 FLOW_SLOTS = 1 << 16
 # 2 avgcq must fit in 32 bits, and avgcq <= avg < limit * 2^16.
-MAX_LIMIT_PKTS = (1 << 15) - 1
+FRED_MAX_LIMIT_PKTS = (1 << 15) - 1
 # The paper's max_q while the average is at or above max_th (drop-tail mode).
 DROP_TAIL_MAX_Q = 2
 
@@ -64,7 +75,7 @@ class Decision(enum.Enum):
     DROP_FLOW = "drop_flow"  # the flow checks: at max_q, or over its share with strikes
     DROP_EARLY = "drop_early"  # RED's probabilistic decision, for robust flows
     DROP_FORCED = "drop_forced"  # avg at or above max_th
-    DROP_OVERFLOW = "drop_overflow"  # qlen at the hard limit
+    DROP_OVERFLOW = "drop_overflow"  # occupancy at the hard limit
 
 
 def crc16(data: bytes) -> int:
@@ -115,12 +126,16 @@ class FredParams:
     def __post_init__(self) -> None:
         if self.red.gentle or self.red.ecn:
             raise ValueError("FRED drops: gentle and ecn are RED options it does not have")
-        if self.red.qlen_pkts > MAX_LIMIT_PKTS:
-            raise ValueError(f"qlen must be at most {MAX_LIMIT_PKTS} packets")
+        check_at_most(
+            "limit_pkts", self.red.limit_pkts, FRED_MAX_LIMIT_PKTS, "2 avgcq must fit 32 bits"
+        )
         if self.min_q_pkts < 0:
             raise ValueError("min_q must be at least 0")
+        check_at_most("min_q", self.min_q_pkts, MAX_TH_PKTS, "min_q * 2^16 must fit 32 bits")
         if self.max_q_pkts is not None and self.max_q_pkts < 1:
             raise ValueError("max_q must be at least 1 packet")
+        if self.max_q_pkts is not None:
+            check_at_most("max_q", self.max_q_pkts, REGISTER_MAX, "max_q is bit<32>")
         if self.flow_slots < 1 or self.flow_slots & (self.flow_slots - 1):
             raise ValueError("flow_slots must be a power of two")
         if not 0 <= self.slot_base <= FLOW_SLOTS - self.flow_slots:
@@ -132,10 +147,10 @@ class FredParams:
 
 
 @dataclass(frozen=True)
-class FredConfig:
+class FredTables:
     """What the controller installs: RED's integers, and FRED's."""
 
-    red: RedConfig
+    red: RedTables
     min_q: int  # in 2^-16 packets
     max_q: int  # in packets
     slot_base: int
@@ -143,9 +158,9 @@ class FredConfig:
     share_table: tuple[tuple[int, int], ...]  # (nactive, floor(2^16 / nactive))
 
     @classmethod
-    def from_params(cls, params: FredParams) -> "FredConfig":
+    def from_params(cls, params: FredParams) -> "FredTables":
         return cls(
-            red=RedConfig.from_params(params.red),
+            red=RedTables.from_params(params.red),
             min_q=packets_to_avg(params.min_q_pkts),
             max_q=params.max_q,
             slot_base=params.slot_base,
@@ -159,13 +174,13 @@ class FredConfig:
 
 @dataclass
 class FredQueue(RedQueue):
-    """The per-port state of FRED: RED's, nactive, and qlen and strikes per flow slot.
+    """The per-port state of FRED: RED's, nactive, and occupancy and strikes per flow slot.
 
     Use arrive_flow() and depart_flow(); RED's arrive() and depart() know no flows."""
 
-    fred: FredConfig = field(kw_only=True)
+    fred: FredTables = field(kw_only=True)
     nactive: int = 0
-    flow_qlen: dict[int, int] = field(default_factory=dict)
+    flow_occupancy: dict[int, int] = field(default_factory=dict)
     strikes: dict[int, int] = field(default_factory=dict)
 
     def arrive_flow(self, now_us: int, slot: int, draw: Callable[[], int]) -> Decision:
@@ -173,22 +188,24 @@ class FredQueue(RedQueue):
         the data plane's next random value in [0, 2^24), called where random() is."""
         self.update_avg(now_us)
         decision = self._decide_flow(slot, draw)
-        if decision is Decision.ENQUEUE and self.qlen >= self.config.limit_pkts:
+        if decision is Decision.ENQUEUE and self.occupancy >= self.config.limit_pkts:
             return Decision.DROP_OVERFLOW
         if decision is Decision.ENQUEUE:
-            if self.flow_qlen.get(slot, 0) == 0:
+            if self.flow_occupancy.get(slot, 0) == 0:
                 self.nactive += 1
-            self.flow_qlen[slot] = self.flow_qlen.get(slot, 0) + 1
-            self.qlen += 1
+            self.flow_occupancy[slot] = self.flow_occupancy.get(slot, 0) + 1
+            self.occupancy += 1
         return decision
 
     def depart_flow(self, now_us: int, slot: int) -> None:
         self.depart(now_us)
-        self.flow_qlen[slot] -= 1
-        if self.flow_qlen[slot] == 0:
-            del self.flow_qlen[slot]
+        # As the program: no count below zero, and a flow left with none is forgotten.
+        left = max(self.flow_occupancy.pop(slot, 0) - 1, 0)
+        if left:
+            self.flow_occupancy[slot] = left
+        else:
             self.strikes.pop(slot, None)
-            self.nactive -= 1
+            self.nactive = max(self.nactive - 1, 0)
 
     def avgcq(self) -> int:
         """The average per-flow share in 2^-16 packets, at least one packet."""
@@ -197,12 +214,12 @@ class FredQueue(RedQueue):
 
     def _decide_flow(self, slot: int, draw: Callable[[], int]) -> Decision:
         red, fred = self.config, self.fred
-        qlen_i = self.flow_qlen.get(slot, 0)
-        flow_q = qlen_i << AVG_FRAC_BITS
+        occupancy_i = self.flow_occupancy.get(slot, 0)
+        flow_q = occupancy_i << AVG_FRAC_BITS
         avgcq = self.avgcq()
         max_q = DROP_TAIL_MAX_Q if self.avg >= red.max_th else fred.max_q
         if (
-            qlen_i >= max_q
+            occupancy_i >= max_q
             or (self.avg >= red.max_th and flow_q > 2 * avgcq)
             or (flow_q >= avgcq and self.strikes.get(slot, 0) > 1)
         ):
@@ -230,9 +247,9 @@ class FredQueue(RedQueue):
 __all__ = [
     "Decision",
     "FiveTuple",
-    "FredConfig",
     "FredParams",
     "FredQueue",
+    "FredTables",
     "crc16",
     "flow_slot",
 ]

@@ -10,16 +10,17 @@
 struct queue_sample_t {
     bit<32> port;
     bit<8>  traffic_class;  /* CBT's class of the arrival; 0 elsewhere */
-    bit<32> qlen;           /* packets, after this arrival's decision */
+    bit<32> occupancy;      /* packets, after this arrival's decision */
     bit<32> avg;            /* in 2^-16 packets */
     bit<48> time_us;
 }
 
 register<bit<48>>(NUM_PORTS) queue_sample_last_us;
 
-control QueueSampler(in bit<32> port, in bit<8> traffic_class, in bit<32> qlen,
+control QueueSampler(in bit<32> port, in bit<8> traffic_class, in bit<32> occupancy,
                      in bit<32> avg, in bit<48> now_us) {
     bit<48> period_us = 0;
+    bit<1> due = 0;
 
     action set_sample_period(bit<48> sample_period_us) { period_us = sample_period_us; }
 
@@ -30,13 +31,19 @@ control QueueSampler(in bit<32> port, in bit<8> traffic_class, in bit<32> qlen,
         size = 512;
     }
 
+    /* Read and update in one action, as every register update in p4src/ is. */
+    action take_turn() {
+        bit<48> last_us;
+        queue_sample_last_us.read(last_us, port);
+        due = now_us - last_us >= period_us ? 1w1 : 1w0;
+        queue_sample_last_us.write(port, due == 1 ? now_us : last_us);
+    }
+
     apply {
         if (queue_sampling.apply().hit) {
-            bit<48> last_us;
-            queue_sample_last_us.read(last_us, port);
-            if (now_us - last_us >= period_us) {
-                queue_sample_last_us.write(port, now_us);
-                digest<queue_sample_t>(1, { port, traffic_class, qlen, avg, now_us });
+            take_turn();
+            if (due == 1) {
+                digest<queue_sample_t>(1, { port, traffic_class, occupancy, avg, now_us });
             }
         }
     }

@@ -10,42 +10,39 @@ and gentle's max_p + (1 - max_p) (avg - max_th) / max_th.
 """
 
 import math
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
-from ared_switch import ared_dataplane, compile_ared
-from red_switch import OUT_PORT, read_counters
+from aqm_switch import OUT_PORT, aqm_dataplane
+from red_switch import read_counters
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
-from p4aqm.models.ared import AredConfig, AredParams
+from controller.disciplines import AredConfig
 from p4aqm.models.fixed_point import packets_to_avg, probability
-from p4aqm.models.red import RedParams, expected_mark_fraction
+from p4aqm.models.red import expected_mark_fraction
+from programs import CompiledProgram
 
 ARRIVALS = 60_000
-RED = RedParams(min_th_pkts=30, max_th_pkts=90, max_p=0.1, qlen_pkts=10_000, gentle=True)
+AQM = AredConfig(discipline="ared", min_th=30, max_th=90, max_p=0.1, limit_pkts=10_000)
 NEVER_US = 1 << 47  # a next adaptation time the run never reaches
 
 
-@pytest.fixture(scope="module")
-def ared_json(tmp_path_factory: pytest.TempPathFactory) -> bytes:
-    out_dir: Path = tmp_path_factory.mktemp("ared")
-    return compile_ared(out_dir)
-
-
 def design_p_b(avg_pkts: float, max_p: float) -> int:
-    if avg_pkts < RED.max_th_pkts:
+    if avg_pkts < AQM.max_th:
         return probability(max_p * (avg_pkts - 30) / 60)
     return probability(max_p + (1 - max_p) * (avg_pkts - 90) / 90)
 
 
 @pytest.mark.parametrize("avg_pkts", [37.5, 60.0, 82.5, 100.0, 150.0])
 @pytest.mark.parametrize("max_p", [0.02, 0.3])
-def test_fraction_follows_the_curve(ared_json: bytes, avg_pkts: float, max_p: float) -> None:
-    dp = ared_dataplane(ared_json, AredConfig.from_params(AredParams(RED)), 1e9, seed=3)
+def test_fraction_follows_the_curve(
+    p4src_program: Callable[[str], CompiledProgram], avg_pkts: float, max_p: float
+) -> None:
+    dp = aqm_dataplane(p4src_program("ared"), AQM, 1e9, seed=3)
     frame = bytes(Ether() / IP(dst="10.0.2.1") / UDP() / (b"x" * 18))
     held = {
-        "red_qlen": round(avg_pkts).to_bytes(4, "big"),
+        "aqm_occupancy": round(avg_pkts).to_bytes(4, "big"),
         "red_avg": packets_to_avg(avg_pkts).to_bytes(4, "big"),
         "ared_max_p": probability(max_p).to_bytes(4, "big"),
         "ared_next_adapt": NEVER_US.to_bytes(6, "big"),

@@ -10,16 +10,19 @@ workload's long phases of overload and underload drive max_p both up and down.
 
 import random
 from collections import deque
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
-from ared_switch import ared_dataplane, compile_ared, read_adaptation
+from aqm_switch import aqm_dataplane
+from ared_switch import read_adaptation
 from red_switch import read_counters, read_state
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
-from p4aqm.models.ared import AredConfig, AredParams, AredQueue
-from p4aqm.models.red import Decision, RedParams
+from controller.disciplines import AredConfig
+from p4aqm.models.ared import AredQueue, AredTables
+from p4aqm.models.red import Decision
+from programs import CompiledProgram
 
 PACKETS = 100_000
 SERVICE_US = 1000  # the bottleneck drains 1000 packets/s
@@ -29,12 +32,6 @@ DECISION_OF_COUNTER = (
     Decision.DROP_FORCED,
     Decision.DROP_OVERFLOW,
 )
-
-
-@pytest.fixture(scope="module")
-def ared_json(tmp_path_factory: pytest.TempPathFactory) -> bytes:
-    out_dir: Path = tmp_path_factory.mktemp("ared")
-    return compile_ared(out_dir)
 
 
 def frames() -> dict[int, bytes]:
@@ -58,12 +55,19 @@ def arrival_gaps_us(rng: random.Random) -> list[int]:
 
 
 @pytest.mark.parametrize("ecn", [False, True], ids=["ared", "ared-ecn"])
-def test_program_matches_model(ared_json: bytes, ecn: bool) -> None:
-    red = RedParams(
-        min_th_pkts=5, max_th_pkts=15, max_p=0.1, w_q=1 / 64, qlen_pkts=40, gentle=True, ecn=ecn
+def test_program_matches_model(p4src_program: Callable[[str], CompiledProgram], ecn: bool) -> None:
+    aqm = AredConfig(
+        discipline="ared",
+        min_th=5,
+        max_th=15,
+        max_p=0.1,
+        w_q=1 / 64,
+        limit_pkts=40,
+        ecn=ecn,
+        interval_s=0.1,
     )
-    config = AredConfig.from_params(AredParams(red, interval_s=0.1))
-    dp = ared_dataplane(ared_json, config, rate_pps=1e6 / SERVICE_US, seed=7)
+    dp = aqm_dataplane(p4src_program("ared"), aqm, rate_pps=1e6 / SERVICE_US, seed=7)
+    config = AredTables.from_params(aqm.params())
     model = AredQueue.of(config)
     rng = random.Random(11)
     packets = frames()
@@ -72,7 +76,7 @@ def test_program_matches_model(ared_json: bytes, ecn: bool) -> None:
     counters = read_counters(dp)
     previous_q_r = read_state(dp).q_r
     # The traffic manager's schedule, as BMv2 fixes it at enqueue: a packet leaves the
-    # queue (and egress takes it off qlen) at max(arrival, previous departure + service).
+    # queue (and egress takes it off the occupancy) at max(arrival, previous departure + service).
     departures: deque[int] = deque()
     last_departure_us = -SERVICE_US
     now_us = 0
@@ -112,11 +116,11 @@ def test_program_matches_model(ared_json: bytes, ecn: bool) -> None:
         assert len(changed) <= 1
         assert switch_decision == decision, f"packet {index} at {now_us} us"
         assert (max_p, next_adapt_us) == (model.max_p, model.next_adapt_us), f"packet {index}"
-        assert (state.avg, state.count, state.q_r, state.qlen) == (
+        assert (state.avg, state.count, state.q_r, state.occupancy) == (
             model.avg,
             model.count,
             model.q_r,
-            model.qlen,
+            model.occupancy,
         ), f"packet {index} at {now_us} us"
         assert state.idle_since_us == model.idle_since_us, f"packet {index}"
         seen[decision] += 1

@@ -9,34 +9,32 @@ ramp, unmarked UDP held at its threshold all passes: a class's state is its own.
 """
 
 import math
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
-from cbt_switch import (
-    DSCP_EF,
-    OUT_PORT,
-    cbt_dataplane,
-    compile_cbt,
-    read_counters,
-    slot,
-)
+from aqm_switch import aqm_dataplane
+from cbt_switch import DSCP_EF, TOTAL, cbt_config, cbt_tables, cell, read_counters
 from scapy.layers.inet import IP, TCP, UDP
 from scapy.layers.l2 import Ether
 from scapy.packet import Packet
 
-from p4aqm.models.cbt import CbtConfig, CbtDecision, CbtParams, TrafficClass
+from p4aqm.models.cbt import CbtDecision, TrafficClass
 from p4aqm.models.fixed_point import packets_to_avg, probability
-from p4aqm.models.red import RedParams, expected_mark_fraction
+from p4aqm.models.red import expected_mark_fraction
 from p4switch._dataplane import Dataplane
+from programs import CompiledProgram
 
 ARRIVALS = 60_000
-RED = RedParams(min_th_pkts=30, max_th_pkts=90, max_p=0.1, qlen_pkts=10_000, gentle=True, ecn=True)
-PARAMS = CbtParams(tcp=RED, marked_th_pkts=10, unmarked_th_pkts=2)
-
-
-@pytest.fixture(scope="module")
-def cbt_json(tmp_path_factory: pytest.TempPathFactory) -> bytes:
-    return compile_cbt(Path(tmp_path_factory.mktemp("cbt")))
+AQM = cbt_config(
+    min_th=30,
+    max_th=90,
+    max_p=0.1,
+    limit_pkts=10_000,
+    gentle=True,
+    ecn=True,
+    marked_th=10,
+    unmarked_th=2,
+)
 
 
 def frame(ip: Packet) -> bytes:
@@ -44,31 +42,33 @@ def frame(ip: Packet) -> bytes:
 
 
 def p_b(avg_pkts: float) -> int:
-    low, high = RED.min_th_pkts, RED.max_th_pkts
+    low, high = AQM.min_th, AQM.max_th
     if avg_pkts < high:
-        return probability(RED.max_p * (avg_pkts - low) / (high - low))
-    return probability(RED.max_p + (1 - RED.max_p) * (avg_pkts - high) / high)
+        return probability(AQM.max_p * (avg_pkts - low) / (high - low))
+    return probability(AQM.max_p + (1 - AQM.max_p) * (avg_pkts - high) / high)
 
 
-def hold(dp: Dataplane, traffic_class: TrafficClass, qlen: int, avg: int) -> None:
+def hold(dp: Dataplane, traffic_class: TrafficClass, occupancy: int, avg: int) -> None:
     """The class's occupancy and average (in 2^-16 packets), and the port far from its
     limit."""
-    dp.register_write("cbt_qlen", slot(traffic_class), qlen.to_bytes(4, "big"))
-    dp.register_write("cbt_avg", slot(traffic_class), avg.to_bytes(4, "big"))
-    dp.register_write("cbt_port_qlen", OUT_PORT, bytes(4))
+    dp.register_write("aqm_occupancy", cell(traffic_class), occupancy.to_bytes(4, "big"))
+    dp.register_write("red_avg", cell(traffic_class), avg.to_bytes(4, "big"))
+    dp.register_write("aqm_occupancy", TOTAL, bytes(4))
 
 
 @pytest.mark.parametrize("avg_pkts", [37.5, 60.0, 82.5, 150.0])
 @pytest.mark.parametrize("ecn", [0, 2], ids=["not-ect", "ect"])
-def test_tcp_fraction_follows_the_ramp(cbt_json: bytes, avg_pkts: float, ecn: int) -> None:
-    dp = cbt_dataplane(cbt_json, CbtConfig.from_params(PARAMS), rate_pps=1e9, seed=3)
+def test_tcp_fraction_follows_the_ramp(
+    p4src_program: Callable[[str], CompiledProgram], avg_pkts: float, ecn: int
+) -> None:
+    dp = aqm_dataplane(p4src_program("cbt"), AQM, rate_pps=1e9, seed=3)
     tcp = frame(IP(dst="10.0.2.1", tos=ecn) / TCP(sport=4000, dport=80))
     udp = frame(IP(dst="10.0.2.1") / UDP(sport=5000, dport=5004))
     for _ in range(ARRIVALS):
         hold(dp, TrafficClass.TCP, round(avg_pkts), packets_to_avg(avg_pkts))
         dp.inject(1, tcp)
         # Unmarked UDP at its threshold: admitted, whatever TCP's average.
-        hold(dp, TrafficClass.UNMARKED, 2, packets_to_avg(PARAMS.unmarked_th_pkts))
+        hold(dp, TrafficClass.UNMARKED, 2, packets_to_avg(AQM.unmarked_th))
         dp.inject(1, udp)
     dp.take_output()
     counts = read_counters(dp)
@@ -89,17 +89,16 @@ def test_tcp_fraction_follows_the_ramp(cbt_json: bytes, avg_pkts: float, ecn: in
     ("traffic_class", "dscp"), [(TrafficClass.MARKED, DSCP_EF), (TrafficClass.UNMARKED, 0)]
 )
 def test_non_tcp_threshold_is_sharp(
-    cbt_json: bytes, traffic_class: TrafficClass, dscp: int
+    p4src_program: Callable[[str], CompiledProgram], traffic_class: TrafficClass, dscp: int
 ) -> None:
     """Held at its threshold a class passes everything; one 2^-16 packet above, nothing."""
-    config = CbtConfig.from_params(PARAMS)
-    dp = cbt_dataplane(cbt_json, config, rate_pps=1e9, seed=3)
+    dp = aqm_dataplane(p4src_program("cbt"), AQM, rate_pps=1e9, seed=3)
     udp = frame(IP(dst="10.0.2.1", tos=dscp << 2) / UDP(sport=5000, dport=5004))
-    threshold = config.threshold(traffic_class)
-    qlen = threshold >> 16  # whole packets, so the update leaves the average in place
+    threshold = cbt_tables(AQM).threshold(traffic_class)
+    occupancy = threshold >> 16  # whole packets, so the update leaves the average in place
     for avg in (threshold, threshold + 1):
         for _ in range(1000):
-            hold(dp, traffic_class, qlen, avg)
+            hold(dp, traffic_class, occupancy, avg)
             dp.inject(1, udp)
     counts = read_counters(dp)
     assert counts[CbtDecision.DROP_THRESHOLD, traffic_class] == 1000

@@ -7,8 +7,7 @@ import pytest
 from pydantic import ValidationError
 
 from controller.disciplines.cbt import CbtConfig
-from p4aqm.models.cbt import CbtConfig as CbtTables
-from p4aqm.models.cbt import CbtParams, TrafficClass
+from p4aqm.models.cbt import CbtTables, TrafficClass
 from programs import P4SRC, compile_program
 
 PAPER = {
@@ -16,7 +15,7 @@ PAPER = {
     "min_th": 15,
     "max_th": 30,
     "max_p": 0.1,
-    "qlen": 60,
+    "limit_pkts": 60,
     "marked_th": 10,
     "unmarked_th": 2,
 }
@@ -38,9 +37,7 @@ def test_entries_fit_the_program(schema: fy.P4Schema) -> None:
     for entry in entries:
         entry.encode(schema)  # raises on a name, width or match kind the program lacks
 
-    tables = CbtTables.from_params(
-        CbtParams(tcp=config.params(), marked_th_pkts=10, unmarked_th_pkts=2)
-    )
+    tables = CbtTables.from_params(config.cbt_params())
     assert entries[0].table_id == "MyIngress.cbt_config"
     assert dict(entries[0].action.args) == {
         "w_shift": 9,

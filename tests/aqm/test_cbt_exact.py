@@ -5,38 +5,30 @@ whose phases alternate overload, underload and idle gaps, and mix the classes
 differently in each: a UDP blast, TCP alone, everything together), the same departures
 (the traffic manager draining at a fixed rate in virtual time), and the same random
 numbers (the model's draw() returns the q_r the program drew). After every packet each
-class's avg, qlen and idle_since, the port's qlen, RED's count and q_r, and the decision
-(from the program's per-class counters) must be equal.
+class's avg, occupancy and idle_since, the port's occupancy, RED's count and q_r, and the
+decision
+from the program's per-class counters must be equal.
 """
 
 import random
 from collections import deque
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
-from cbt_switch import (
-    DSCP_EF,
-    ClassState,
-    cbt_dataplane,
-    compile_cbt,
-    read_counters,
-    read_state,
-)
+from aqm_switch import aqm_dataplane
+from cbt_switch import DSCP_EF, cbt_config, cbt_tables, read_counters, read_state
 from scapy.layers.inet import IP, TCP, UDP
 from scapy.layers.l2 import Ether
 
-from p4aqm.models.cbt import CbtConfig, CbtDecision, CbtParams, CbtQueue, TrafficClass
-from p4aqm.models.red import RedParams
+from controller.disciplines import CbtConfig
+from p4aqm.models.cbt import CbtDecision, CbtQueue, TrafficClass
+from programs import CompiledProgram
 
 PACKETS = 100_000
 SERVICE_US = 1000  # the bottleneck drains 1000 packets/s
 # Class weights (TCP, marked, unmarked) of each kind of phase.
 MIXES = ((0.2, 0.1, 0.7), (0.9, 0.05, 0.05), (0.4, 0.3, 0.3), (0.1, 0.6, 0.3))
-
-
-@pytest.fixture(scope="module")
-def cbt_json(tmp_path_factory: pytest.TempPathFactory) -> bytes:
-    return compile_cbt(Path(tmp_path_factory.mktemp("cbt")))
+RED = {"min_th": 5, "max_th": 15, "max_p": 0.1, "w_q": 1 / 16, "limit_pkts": 30}
 
 
 def frames() -> dict[tuple[TrafficClass, int], bytes]:
@@ -65,36 +57,25 @@ def arrivals(rng: random.Random) -> list[tuple[int, TrafficClass]]:
 
 
 @pytest.mark.parametrize(
-    ("red", "unmarked_th"),
+    "aqm",
     [
-        (RedParams(min_th_pkts=5, max_th_pkts=15, max_p=0.1, w_q=1 / 16, qlen_pkts=30), 2),
+        cbt_config(**RED, marked_th=8, unmarked_th=2),
         # A zero threshold admits an unmarked packet only at avg == 0, so the boundary of
         # the comparison (avg > threshold, not >=) is checked too.
-        (
-            RedParams(
-                min_th_pkts=5,
-                max_th_pkts=15,
-                max_p=0.1,
-                w_q=1 / 16,
-                qlen_pkts=30,
-                gentle=True,
-                ecn=True,
-            ),
-            0,
-        ),
+        cbt_config(**RED, gentle=True, ecn=True, marked_th=8, unmarked_th=0),
     ],
     ids=["red", "gentle-ecn-zero-threshold"],
 )
-def test_program_matches_model(cbt_json: bytes, red: RedParams, unmarked_th: float) -> None:
-    params = CbtParams(tcp=red, marked_th_pkts=8, unmarked_th_pkts=unmarked_th)
-    config = CbtConfig.from_params(params)
-    dp = cbt_dataplane(cbt_json, config, rate_pps=1e6 / SERVICE_US, seed=7)
-    model = CbtQueue(config)
+def test_program_matches_model(
+    p4src_program: Callable[[str], CompiledProgram], aqm: CbtConfig
+) -> None:
+    dp = aqm_dataplane(p4src_program("cbt"), aqm, rate_pps=1e6 / SERVICE_US, seed=7)
+    model = CbtQueue(cbt_tables(aqm))
     rng = random.Random(11)
     packets = frames()
     seen: dict[tuple[CbtDecision, TrafficClass], int] = {}
     counters = read_counters(dp)
-    previous_q_r = read_state(dp).q_r
+    previous_q_r = read_state(dp).classes[TrafficClass.TCP].q_r
     # The traffic manager's schedule, as BMv2 fixes it at enqueue: a packet leaves the
     # queue (and egress takes it off its class) at max(arrival, previous departure +
     # service). One FIFO, so departures keep arrival order across classes.
@@ -111,9 +92,10 @@ def test_program_matches_model(cbt_json: bytes, red: RedParams, unmarked_th: flo
         ecn = rng.choice((0, 1, 2))
         dp.inject(1, packets[traffic_class, ecn])
         state = read_state(dp)
+        tcp_state = state.classes[TrafficClass.TCP]
         draws: list[int] = []
 
-        def draw(value: int = state.q_r, draws: list[int] = draws) -> int:
+        def draw(value: int = tcp_state.q_r, draws: list[int] = draws) -> int:
             draws.append(value)
             return value
 
@@ -121,8 +103,8 @@ def test_program_matches_model(cbt_json: bytes, red: RedParams, unmarked_th: flo
         where = f"packet {index} ({traffic_class.name}) at {now_us} us"
         # The model drew where the program must have drawn: its q_r is a new number (the
         # run is seeded, so a repeat of the old value would fail every time, not flake).
-        assert (state.q_r != previous_q_r) == bool(draws), f"{where}: random()"
-        previous_q_r = state.q_r
+        assert (tcp_state.q_r != previous_q_r) == bool(draws), f"{where}: random()"
+        previous_q_r = tcp_state.q_r
         if decision in (CbtDecision.ENQUEUE, CbtDecision.MARK):
             last_departure_us = max(now_us, last_departure_us + SERVICE_US)
             departures.append((last_departure_us, traffic_class))
@@ -135,14 +117,15 @@ def test_program_matches_model(cbt_json: bytes, red: RedParams, unmarked_th: flo
         assert changed in ([], [(decision, traffic_class)]), where
         assert (changed == []) == (decision is CbtDecision.ENQUEUE), where
         tcp = model.classes[TrafficClass.TCP]
-        assert (state.port_qlen, state.q_r) == (model.qlen, tcp.q_r), where
+        assert (state.occupancy, tcp_state.q_r) == (model.occupancy, tcp.q_r), where
         # The register starts at 0 and the model at -1 ("not on the ramp"); the first TCP
         # arrival, below min_th, sets both to -1.
         if seen_tcp := seen_tcp or traffic_class is TrafficClass.TCP:
-            assert state.count == tcp.count, where
+            assert tcp_state.count == tcp.count, where
         for c, queue in model.classes.items():
-            expected = ClassState(queue.avg, queue.qlen, queue.idle_since_us)
-            assert state.classes[c] == expected, f"{where}: class {c.name}"
+            got = state.classes[c]
+            expected = (queue.avg, queue.occupancy, queue.idle_since_us)
+            assert (got.avg, got.occupancy, got.idle_since_us) == expected, f"{where}: {c.name}"
         seen[decision, traffic_class] = seen.get((decision, traffic_class), 0) + 1
 
     # The workload must have visited every region: RED's for TCP, both thresholds, the
@@ -150,9 +133,9 @@ def test_program_matches_model(cbt_json: bytes, red: RedParams, unmarked_th: flo
     for c in TrafficClass:
         assert seen.get((CbtDecision.ENQUEUE, c)), c
     assert seen.get((CbtDecision.DROP_EARLY, TrafficClass.TCP))
-    assert seen.get((CbtDecision.DROP_FORCED, TrafficClass.TCP)) or red.gentle
+    assert seen.get((CbtDecision.DROP_FORCED, TrafficClass.TCP)) or aqm.gentle
     assert seen.get((CbtDecision.DROP_THRESHOLD, TrafficClass.MARKED))
     assert seen.get((CbtDecision.DROP_THRESHOLD, TrafficClass.UNMARKED))
     assert any(decision is CbtDecision.DROP_OVERFLOW for decision, _ in seen)
-    if red.ecn:
+    if aqm.ecn:
         assert seen.get((CbtDecision.MARK, TrafficClass.TCP))

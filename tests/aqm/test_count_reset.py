@@ -6,55 +6,48 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from cbt_switch import cbt_dataplane, compile_cbt
-from fred_switch import compile_fred, fred_dataplane
-from red_switch import OUT_PORT, red_dataplane, routed_dataplane, u
+from aqm_switch import OUT_PORT, aqm_dataplane
+from cbt_switch import TOTAL, cbt_config, cell
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
-from p4aqm.models.cbt import CbtConfig, CbtParams
-from p4aqm.models.fred import FredConfig, FredParams
-from p4aqm.models.red import RedConfig, RedParams
+from controller.disciplines import AqmConfig, DropTailConfig, FredConfig, RedConfig
+from p4aqm.models.cbt import TrafficClass
+from p4aqm.models.fred import FredTables
 from p4switch._dataplane import Dataplane
 from programs import P4SRC, compile_program
 
 RATE_PPS = 1000.0
 BURST = 5
-RED = RedParams(min_th_pkts=20, max_th_pkts=40, max_p=0.1, qlen_pkts=60)
+RED = {"min_th": 20, "max_th": 40, "max_p": 0.1, "limit_pkts": 60}
+
+
+def run(tmp: Path, name: str, aqm: AqmConfig) -> Dataplane:
+    return aqm_dataplane(compile_program(P4SRC / f"{name}.p4", tmp), aqm, RATE_PPS, seed=1)
 
 
 def droptail(tmp: Path) -> tuple[Dataplane, list[tuple[str, int]]]:
-    program = compile_program(P4SRC / "droptail.p4", tmp)
-    dp = routed_dataplane(program.json_path.read_bytes(), seed=1)
-    dp.table_add(
-        "MyIngress.droptail_config",
-        [("exact", u(OUT_PORT, 2))],
-        "MyIngress.droptail_set_limit",
-        [u(60, 4)],
-        0,
-    )
-    dp.set_queue(OUT_PORT, rate_pps=RATE_PPS, depth_packets=124)
-    return dp, [("droptail_qlen", OUT_PORT)]
+    dp = run(tmp, "droptail", DropTailConfig(discipline="droptail", limit_pkts=60))
+    return dp, [("aqm_occupancy", OUT_PORT)]
 
 
 def red(tmp: Path) -> tuple[Dataplane, list[tuple[str, int]]]:
-    program = compile_program(P4SRC / "red.p4", tmp)
-    config = RedConfig.from_params(RED)
-    dp = red_dataplane(program.json_path.read_bytes(), config, RATE_PPS, seed=1)
-    return dp, [("red_qlen", OUT_PORT)]
+    dp = run(tmp, "red", RedConfig(discipline="red", **RED))
+    return dp, [("aqm_occupancy", OUT_PORT)]
 
 
 def cbt(tmp: Path) -> tuple[Dataplane, list[tuple[str, int]]]:
-    config = CbtConfig.from_params(CbtParams(tcp=RED, marked_th_pkts=20, unmarked_th_pkts=20))
-    dp = cbt_dataplane(compile_cbt(tmp), config, RATE_PPS, seed=1)
-    return dp, [("cbt_port_qlen", OUT_PORT)] + [("cbt_qlen", OUT_PORT * 4 + c) for c in range(4)]
+    dp = run(tmp, "cbt", cbt_config(**RED, marked_th=20, unmarked_th=20))
+    cells = [TOTAL, *(cell(c) for c in TrafficClass)]
+    return dp, [("aqm_occupancy", c) for c in cells]
 
 
 def fred(tmp: Path) -> tuple[Dataplane, list[tuple[str, int]]]:
-    config = FredConfig.from_params(FredParams(RED, flow_slots=8))
-    dp = fred_dataplane(compile_fred(tmp), config, RATE_PPS, seed=1)
-    flows = [("fred_flow_qlen", slot) for slot in range(config.slot_base, config.slot_base + 8)]
-    return dp, [("fred_qlen", OUT_PORT), ("fred_nactive", OUT_PORT), *flows]
+    aqm = FredConfig(discipline="fred", **RED, flow_slots=8)
+    dp = run(tmp, "fred", aqm)
+    base = FredTables.from_params(aqm.params()).slot_base
+    flows = [("fred_flow_occupancy", slot) for slot in range(base, base + 8)]
+    return dp, [("aqm_occupancy", OUT_PORT), ("fred_nactive", OUT_PORT), *flows]
 
 
 @pytest.mark.parametrize("build", [droptail, red, cbt, fred], ids=lambda f: f.__name__)

@@ -1,45 +1,28 @@
 """droptail.p4 on our switch against its model, decision by decision, in virtual time."""
 
 import random
+from collections.abc import Callable
 
 import pytest
+from aqm_switch import OUT_PORT, aqm_dataplane, read_register
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from schedule import DepartureSchedule
 
+from controller.disciplines import DropTailConfig
 from p4aqm.models.droptail import DropTailQueue
 from p4switch._dataplane import Dataplane
-from programs import P4SRC, compile_program
+from programs import CompiledProgram
 
 PACKETS = 100_000
 SERVICE_US = 1000
 LIMIT = 20
-OUT_PORT = 2
 
 
 @pytest.fixture(scope="module")
-def droptail(tmp_path_factory: pytest.TempPathFactory) -> Dataplane:
-    program = compile_program(P4SRC / "droptail.p4", tmp_path_factory.mktemp("droptail"))
-    dp = Dataplane(seed=1, virtual_time=True)
-    for port in (1, OUT_PORT):
-        dp.add_memory_port(port)
-    dp.load_pipeline(program.json_path.read_bytes())
-    dp.table_add(
-        "MyIngress.ipv4_lpm",
-        [("lpm", bytes([10, 0, 2, 0]), 24)],
-        "MyIngress.ipv4_forward",
-        [bytes(6), bytes(6), OUT_PORT.to_bytes(2, "big")],
-        0,
-    )
-    dp.table_add(
-        "MyIngress.droptail_config",
-        [("exact", OUT_PORT.to_bytes(2, "big"))],
-        "MyIngress.droptail_set_limit",
-        [LIMIT.to_bytes(4, "big")],
-        0,
-    )
-    dp.set_queue(OUT_PORT, rate_pps=1e6 / SERVICE_US, depth_packets=LIMIT + 64)
-    return dp
+def droptail(p4src_program: Callable[[str], CompiledProgram]) -> Dataplane:
+    aqm = DropTailConfig(discipline="droptail", limit_pkts=LIMIT)
+    return aqm_dataplane(p4src_program("droptail"), aqm, rate_pps=1e6 / SERVICE_US, seed=1)
 
 
 def test_program_matches_model(droptail: Dataplane) -> None:
@@ -65,6 +48,6 @@ def test_program_matches_model(droptail: Dataplane) -> None:
         assert (now_drops == drops) == admitted, f"packet {index}"
         drops = now_drops
         dropped += not admitted
-        qlen = int.from_bytes(dp.register_read("droptail_qlen", OUT_PORT), "big")
-        assert qlen == model.qlen, f"packet {index}"
+        occupancy = read_register(dp, "aqm_occupancy", OUT_PORT)
+        assert occupancy == model.occupancy, f"packet {index}"
     assert 0 < dropped < PACKETS // 2

@@ -7,7 +7,7 @@ import pytest
 from pydantic import ValidationError
 
 from controller.disciplines.fred import FredConfig
-from p4aqm.models.fred import FredConfig as FredTables
+from p4aqm.models.fred import FredTables
 from programs import P4SRC, compile_program
 
 
@@ -51,7 +51,7 @@ def test_entries_carry_the_model_tables(tmp_path: Path) -> None:
         ({"min_th": 15, "max_th": 5}, "need 0 <= min_th < max_th"),
         ({"flow_slots": 48}, "flow_slots must be a power of two"),
         ({"flow_slots": 256, "slot_base": 65408}, "exceed 65536"),
-        ({"qlen": 40_000}, "less than or equal to 32767"),
+        ({"limit_pkts": 40_000}, "limit_pkts = 40000 is too large: the largest allowed is 32767"),
         ({"max_q": 0}, "greater than or equal to 1"),
     ],
 )

@@ -5,30 +5,26 @@ differ in addresses or ports, a TCP one and one without ports (protocol 1), whos
 hash as zeros. Both sides see the same arrivals (a seeded generator alternating overload,
 underload and idle gaps), the same departures (the traffic manager draining at a fixed
 rate, in virtual time) and the same random numbers (the model's draw() returns the q_r
-the program drew). After each packet the port's state (avg, count, q_r, qlen, nactive,
-idle_since), the arriving flow's slot (qlen, strikes) and the decision (from the
+the program drew). After each packet the port's state (avg, count, q_r, occupancy,
+nactive, idle_since), the arriving flow's slot (occupancy, strikes) and the decision (from the
 program's counters) must be equal. With 8 slots for 10 flows some flows share a slot,
 so the model's copy of the hash and of the collisions is checked too.
 """
 
 import random
 from collections import deque
+from collections.abc import Callable
 from ipaddress import IPv4Address
 
 import pytest
-from fred_switch import (
-    compile_fred,
-    fred_dataplane,
-    read_counters,
-    read_flow,
-    read_idle_since,
-    read_state,
-)
+from aqm_switch import aqm_dataplane
+from fred_switch import read_counters, read_flow, read_state
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
-from p4aqm.models.fred import Decision, FiveTuple, FredConfig, FredParams, FredQueue, crc16
-from p4aqm.models.red import RedParams
+from controller.disciplines import FredConfig
+from p4aqm.models.fred import Decision, FiveTuple, FredQueue, FredTables, crc16
+from programs import CompiledProgram
 
 PACKETS = 100_000
 SERVICE_US = 1000  # the bottleneck drains 1000 packets/s
@@ -48,11 +44,6 @@ FLOWS = [
     ("10.0.1.2", "10.0.2.9", PROTO_ICMP, 7, 7),
     ("10.0.1.3", "10.0.2.9", PROTO_UDP, 53, 53),
 ]
-
-
-@pytest.fixture(scope="module")
-def fred_json(tmp_path_factory: pytest.TempPathFactory) -> bytes:
-    return compile_fred(tmp_path_factory.mktemp("fred"))
 
 
 def frame(src: str, dst: str, protocol: int, sport: int, dport: int) -> bytes:
@@ -85,25 +76,37 @@ def arrivals(rng: random.Random) -> list[tuple[int, int]]:
 
 
 @pytest.mark.parametrize(
-    "params",
+    "aqm",
     [
-        FredParams(
-            RedParams(min_th_pkts=4, max_th_pkts=12, max_p=0.1, w_q=1 / 32, qlen_pkts=30),
+        FredConfig(
+            discipline="fred",
+            min_th=4,
+            max_th=12,
+            max_p=0.1,
+            w_q=1 / 32,
+            limit_pkts=30,
             flow_slots=8,
             slot_base=40,
         ),
-        FredParams(
-            RedParams(min_th_pkts=3, max_th_pkts=10, max_p=0.2, w_q=1 / 16, qlen_pkts=24),
-            min_q_pkts=1,
-            max_q_pkts=6,
+        FredConfig(
+            discipline="fred",
+            min_th=3,
+            max_th=10,
+            max_p=0.2,
+            w_q=1 / 16,
+            limit_pkts=24,
+            min_q=1,
+            max_q=6,
             flow_slots=8,
         ),
     ],
     ids=["paper-max-q", "small-max-q"],
 )
-def test_program_matches_model(fred_json: bytes, params: FredParams) -> None:
-    config = FredConfig.from_params(params)
-    dp = fred_dataplane(fred_json, config, rate_pps=1e6 / SERVICE_US, seed=7)
+def test_program_matches_model(
+    p4src_program: Callable[[str], CompiledProgram], aqm: FredConfig
+) -> None:
+    dp = aqm_dataplane(p4src_program("fred"), aqm, rate_pps=1e6 / SERVICE_US, seed=7)
+    config = FredTables.from_params(aqm.params())
     model = FredQueue(config.red, fred=config)
     rng = random.Random(11)
     packets = [frame(*flow) for flow in FLOWS]
@@ -111,7 +114,7 @@ def test_program_matches_model(fred_json: bytes, params: FredParams) -> None:
     assert len(set(slots)) < len(FLOWS), "the workload must have flows sharing a slot"
     seen: dict[Decision, int] = dict.fromkeys(Decision, 0)
     counters = read_counters(dp)
-    previous_q_r = read_state(dp).q_r
+    previous_q_r = read_state(dp).red.q_r
     # The traffic manager's schedule, as BMv2 fixes it at enqueue: a packet leaves the
     # queue (and egress counts it out) at max(arrival, previous departure + service).
     departures: deque[tuple[int, int]] = deque()
@@ -125,9 +128,10 @@ def test_program_matches_model(fred_json: bytes, params: FredParams) -> None:
             model.depart_flow(*departures.popleft())
         dp.inject(1, packets[flow])
         state = read_state(dp)
+        red = state.red
         draws: list[int] = []
 
-        def draw(value: int = state.q_r, draws: list[int] = draws) -> int:
+        def draw(value: int = red.q_r, draws: list[int] = draws) -> int:
             draws.append(value)
             return value
 
@@ -135,8 +139,8 @@ def test_program_matches_model(fred_json: bytes, params: FredParams) -> None:
         decision = model.arrive_flow(now_us, slot, draw)
         where = f"packet {index} at {now_us} us, flow {flow}"
         # The model drew where the program must have drawn: its q_r is a new number.
-        assert (state.q_r != previous_q_r) == bool(draws), f"{where}: random()"
-        previous_q_r = state.q_r
+        assert (red.q_r != previous_q_r) == bool(draws), f"{where}: random()"
+        previous_q_r = red.q_r
         if decision is Decision.ENQUEUE:
             last_departure_us = max(now_us, last_departure_us + SERVICE_US)
             departures.append((last_departure_us, slot))
@@ -149,18 +153,18 @@ def test_program_matches_model(fred_json: bytes, params: FredParams) -> None:
         counters = after
         assert len(changed) <= 1
         assert (changed[0] if changed else Decision.ENQUEUE) == decision, where
-        assert (state.avg, state.count, state.q_r, state.qlen, state.nactive) == (
+        assert (red.avg, red.count, red.q_r, red.occupancy, state.nactive) == (
             model.avg,
             model.count,
             model.q_r,
-            model.qlen,
+            model.occupancy,
             model.nactive,
         ), where
         assert read_flow(dp, slot) == (
-            model.flow_qlen.get(slot, 0),
+            model.flow_occupancy.get(slot, 0),
             model.strikes.get(slot, 0),
         ), where
-        assert read_idle_since(dp) == model.idle_since_us, where
+        assert red.idle_since_us == model.idle_since_us, where
         seen[decision] += 1
 
     # The workload must have visited every region of FRED.
@@ -171,7 +175,7 @@ def test_program_matches_model(fred_json: bytes, params: FredParams) -> None:
     # Once the queue has drained, every flow is forgotten: no packets, no strikes.
     dp.advance_time(last_departure_us + SERVICE_US - dp.now_us())
     dp.take_output()
-    assert read_state(dp).qlen == read_state(dp).nactive == 0
+    assert read_state(dp).red.occupancy == read_state(dp).nactive == 0
     region = range(config.slot_base, config.slot_base + config.slot_mask + 1)
     assert all(read_flow(dp, s) == (0, 0) for s in region)
 

@@ -9,35 +9,38 @@ and gentle's second ramp from max_th to 2 max_th.
 import math
 
 import pytest
-from red_switch import OUT_PORT, read_counters, red_dataplane
+from aqm_switch import OUT_PORT, aqm_dataplane
+from red_switch import read_counters
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
+from controller.disciplines import RedConfig
 from p4aqm.models.fixed_point import packets_to_avg, probability
-from p4aqm.models.red import RedConfig, RedParams, expected_mark_fraction
+from p4aqm.models.red import expected_mark_fraction
+from programs import CompiledProgram
 
 ARRIVALS = 60_000
-PARAMS = RedParams(
-    min_th_pkts=30, max_th_pkts=90, max_p=0.1, qlen_pkts=10_000, gentle=True, ecn=True
+AQM = RedConfig(
+    discipline="red", min_th=30, max_th=90, max_p=0.1, limit_pkts=10_000, gentle=True, ecn=True
 )
 
 
 def p_b(avg_pkts: float) -> int:
-    if avg_pkts < PARAMS.max_th_pkts:
+    if avg_pkts < AQM.max_th:
         ramp = (avg_pkts - 30) / 60
-        return probability(PARAMS.max_p * ramp)
-    return probability(PARAMS.max_p + (1 - PARAMS.max_p) * (avg_pkts - 90) / 90)
+        return probability(AQM.max_p * ramp)
+    return probability(AQM.max_p + (1 - AQM.max_p) * (avg_pkts - 90) / 90)
 
 
 @pytest.mark.parametrize("avg_pkts", [37.5, 60.0, 82.5, 100.0, 150.0])
 @pytest.mark.parametrize("ecn", [0, 2], ids=["not-ect", "ect"])
-def test_fraction_follows_the_ramp(red_json: bytes, avg_pkts: float, ecn: int) -> None:
-    dp = red_dataplane(red_json, RedConfig.from_params(PARAMS), rate_pps=1e9, seed=3)
+def test_fraction_follows_the_ramp(red_program: CompiledProgram, avg_pkts: float, ecn: int) -> None:
+    dp = aqm_dataplane(red_program, AQM, rate_pps=1e9, seed=3)
     frame = bytes(Ether() / IP(dst="10.0.2.1", tos=ecn) / UDP() / (b"x" * 18))
-    held_qlen = round(avg_pkts).to_bytes(4, "big")
+    held_occupancy = round(avg_pkts).to_bytes(4, "big")
     held_avg = packets_to_avg(avg_pkts).to_bytes(4, "big")
     for _ in range(ARRIVALS):
-        dp.register_write("red_qlen", OUT_PORT, held_qlen)
+        dp.register_write("aqm_occupancy", OUT_PORT, held_occupancy)
         dp.register_write("red_avg", OUT_PORT, held_avg)
         dp.inject(1, frame)
     dp.take_output()

@@ -4,19 +4,22 @@ Both see the same arrivals (times and ECN codepoints, from a seeded generator th
 alternates overload, underload and idle gaps so every region of RED is visited), the
 same departures (the switch's traffic manager draining at a fixed rate, in virtual
 time), and the same random numbers: the model's draw() returns the q_r the program
-drew, and the state after each packet (avg, count, q_r, qlen, idle_since) and each
+drew, and the state after each packet (avg, count, q_r, occupancy, idle_since) and each
 decision (from the program's counters) must be equal.
 """
 
 import random
 
 import pytest
-from red_switch import read_counters, read_state, red_dataplane
+from aqm_switch import aqm_dataplane
+from red_switch import read_counters, read_state
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from schedule import DepartureSchedule
 
-from p4aqm.models.red import Decision, RedConfig, RedParams, RedQueue
+from controller.disciplines import RedConfig
+from p4aqm.models.red import Decision, RedQueue, RedTables
+from programs import CompiledProgram
 
 PACKETS = 100_000
 SERVICE_US = 1000  # the bottleneck drains 1000 packets/s
@@ -46,25 +49,25 @@ def arrival_gaps_us(rng: random.Random) -> list[int]:
 
 
 @pytest.mark.parametrize(
-    "params",
+    "aqm",
     [
-        RedParams(min_th_pkts=5, max_th_pkts=15, max_p=0.1, w_q=1 / 64, qlen_pkts=40),
-        RedParams(
-            min_th_pkts=5,
-            max_th_pkts=15,
+        RedConfig(discipline="red", min_th=5, max_th=15, max_p=0.1, w_q=1 / 64, limit_pkts=40),
+        RedConfig(
+            discipline="red",
+            min_th=5,
+            max_th=15,
             max_p=0.1,
             w_q=1 / 64,
-            qlen_pkts=40,
+            limit_pkts=40,
             gentle=True,
             ecn=True,
         ),
     ],
     ids=["red", "gentle-ecn"],
 )
-def test_program_matches_model(red_json: bytes, params: RedParams) -> None:
-    config = RedConfig.from_params(params)
-    dp = red_dataplane(red_json, config, rate_pps=1e6 / SERVICE_US, seed=7)
-    model = RedQueue(config)
+def test_program_matches_model(red_program: CompiledProgram, aqm: RedConfig) -> None:
+    dp = aqm_dataplane(red_program, aqm, rate_pps=1e6 / SERVICE_US, seed=7)
+    model = RedQueue(RedTables.from_params(aqm.params()))
     rng = random.Random(11)
     packets = frames()
     seen: dict[Decision, int] = dict.fromkeys(Decision, 0)
@@ -104,17 +107,17 @@ def test_program_matches_model(red_json: bytes, params: RedParams) -> None:
         switch_decision = changed[0] if changed else Decision.ENQUEUE
         assert len(changed) <= 1
         assert switch_decision == decision, f"packet {index} at {now_us} us"
-        assert (state.avg, state.count, state.q_r, state.qlen) == (
+        assert (state.avg, state.count, state.q_r, state.occupancy) == (
             model.avg,
             model.count,
             model.q_r,
-            model.qlen,
+            model.occupancy,
         ), f"packet {index} at {now_us} us"
         assert state.idle_since_us == model.idle_since_us, f"packet {index}"
         seen[decision] += 1
 
     # The workload must have visited every region the variant has.
     assert seen[Decision.ENQUEUE] and seen[Decision.DROP_EARLY]
-    assert seen[Decision.DROP_FORCED] or params.gentle
-    if params.ecn:
+    assert seen[Decision.DROP_FORCED] or aqm.gentle
+    if aqm.ecn:
         assert seen[Decision.MARK]

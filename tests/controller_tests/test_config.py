@@ -131,7 +131,7 @@ def test_aqm_ports_get_a_queue_deeper_than_their_limit(
     tmp_path: Path, pipeline_files: dict[str, str]
 ) -> None:
     config = example_with(pipeline_files)
-    red = {"discipline": "red", "min_th": 5, "max_th": 15, "max_p": 0.1, "qlen": 100}
+    red = {"discipline": "red", "min_th": 5, "max_th": 15, "max_p": 0.1, "limit_pkts": 100}
     config["ports"] = {
         2: {"aqm": red},
         3: {"aqm": red, "queue": {"rate_bps": 10_000_000}},
@@ -146,7 +146,7 @@ def test_a_queue_no_deeper_than_the_aqm_limit_is_an_error(
     tmp_path: Path, pipeline_files: dict[str, str]
 ) -> None:
     config = example_with(pipeline_files)
-    red = {"discipline": "red", "min_th": 5, "max_th": 15, "max_p": 0.1, "qlen": 100}
+    red = {"discipline": "red", "min_th": 5, "max_th": 15, "max_p": 0.1, "limit_pkts": 100}
     config["ports"] = {2: {"aqm": red, "queue": {"depth_packets": 100}}}
     with pytest.raises(ConfigError, match=r"ports\[2\]: Value error, queue.depth_packets \(100\)"):
         load_config(write(tmp_path, config))

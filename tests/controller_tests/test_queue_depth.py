@@ -17,12 +17,12 @@ from p4switch._dataplane import Dataplane
 from p4switch.runtime.server import P4RuntimeService, ServerThread
 from programs import CompiledProgram
 
-QLEN = 120
+LIMIT_PKTS = 120
 DEPTH = "/p4aqm/ports/port[id=2]/queues/queue[id=0]/config/depth-packets"
 
 
 def red_config(tmp_path: Path, program: CompiledProgram, address: str, **port: dict) -> Path:
-    red = {"discipline": "red", "min_th": 5, "max_th": 15, "max_p": 0.1, "qlen": QLEN}
+    red = {"discipline": "red", "min_th": 5, "max_th": 15, "max_p": 0.1, "limit_pkts": LIMIT_PKTS}
     config = {
         "switch": {"grpc_addr": address},
         "pipeline": {"p4info": str(program.p4info_path), "bmv2_json": str(program.json_path)},
@@ -44,7 +44,7 @@ def test_the_queue_is_set_deeper_than_the_aqm_limit(
 ) -> None:
     rate = {"rate_bps": 10_000_000}
     apply_config(load_config(red_config(tmp_path, red_program, switch_process.address, queue=rate)))
-    assert asyncio.run(read_depth(switch_process.address)) == QLEN + QUEUE_HEADROOM_PKTS
+    assert asyncio.run(read_depth(switch_process.address)) == LIMIT_PKTS + QUEUE_HEADROOM_PKTS
 
 
 def test_without_queue_control_the_user_is_told_what_to_set(
@@ -58,4 +58,4 @@ def test_without_queue_control_the_user_is_told_what_to_set(
         server.stop()
     err = capsys.readouterr().err
     assert "could not set queue depths above the AQM limits" in err
-    assert f"2: {QLEN + QUEUE_HEADROOM_PKTS}" in err
+    assert f"2: {LIMIT_PKTS + QUEUE_HEADROOM_PKTS}" in err

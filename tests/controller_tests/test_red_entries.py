@@ -4,7 +4,7 @@ import pytest
 from pydantic import ValidationError
 
 from controller.disciplines.red import RedConfig, red_entries
-from p4aqm.models.red import RedConfig as RedTables
+from p4aqm.models.red import RedTables
 
 
 def test_entries_carry_the_model_tables() -> None:
@@ -23,7 +23,7 @@ def test_entries_carry_the_model_tables() -> None:
         "ecn_enabled": 1,
     }
     first_ramp = entries[1]
-    low, high = first_ramp.match["meta.avg"].split("...")
+    low, high = first_ramp.match["avg"].split("...")
     assert int(low) == 30 << 16
     assert first_ramp.action.args["p_b"] == tables.p_b_table[0].value
     assert first_ramp.priority == 1
