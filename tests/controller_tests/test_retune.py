@@ -3,7 +3,7 @@ switch in place, takes effect within one sampling period, and loses no packet.""
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -77,27 +77,32 @@ def test_retune_in_place(
             samples.append((row["t_s"], row["early_drops"]))
 
     frame = bytes(Ether() / IP(dst="10.0.2.1") / UDP() / (b"x" * 18))
-    held_qlen = HELD_AVG_PKTS.to_bytes(4, "big")
+    held_occupancy = HELD_AVG_PKTS.to_bytes(4, "big")
     held_avg = packets_to_avg(HELD_AVG_PKTS).to_bytes(4, "big")
     injected = delivered = 0
 
-    def inject_for(seconds: float) -> None:
+    def inject_until(done: Callable[[], bool]) -> None:
+        """Inject until `done()`, however slow the machine; only a hang hits the deadline."""
         nonlocal injected, delivered
-        until = time.monotonic() + seconds
-        while time.monotonic() < until:
-            dataplane.register_write("red_qlen", 2, held_qlen)
+        deadline = time.monotonic() + 60
+        while not done() and time.monotonic() < deadline:
+            dataplane.register_write("aqm_occupancy", 2, held_occupancy)
             dataplane.register_write("red_avg", 2, held_avg)
             dataplane.inject(1, frame)
             injected += 1
             time.sleep(0.0002)
             delivered += len(dataplane.take_output())
 
+    def dropping(since: float) -> bool:
+        drops = [d for t, d in samples if t >= since]
+        return len(drops) >= 2 and drops[-1] > drops[0]
+
     sampling = threading.Thread(target=sample)
     sampling.start()
-    inject_for(0.3)
+    inject_until(lambda: dropping(0.0))
     retune = apply_config(config_b)
     retuned_at = time.monotonic() - start
-    inject_for(0.3)
+    inject_until(lambda: len([t for t, _ in samples if t >= retuned_at + PERIOD_S]) > 10)
     stop.set()
     sampling.join()
     sampler.close()
@@ -109,5 +114,5 @@ def test_retune_in_place(
     after = [d for t, d in samples if t >= retuned_at + PERIOD_S]
     assert before[-1] > before[0], "config A should drop at the held average"
     assert len(after) > 5 and after[-1] == after[0], "config B should not drop"
-    drops = dataplane.counter_read("MyIngress.red_early_drops", 2)[1]
+    drops = dataplane.counter_read("MyIngress.red_enqueue.early_drops", 2)[1]
     assert delivered + drops == injected, "packets lost beyond RED's own drops"

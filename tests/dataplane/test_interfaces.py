@@ -19,7 +19,7 @@ pytestmark = pytest.mark.skipif(
 # Runs inside the namespace: switch between veth0 (port 1) and veth1 (port 2);
 # scapy sends on veth0's peer and sniffs on veth1's peer.
 SCRIPT = r"""
-import json, sys, time
+import json, sys, threading, time
 from scapy.all import AsyncSniffer, Ether, IP, UDP, sendp
 from p4switch._dataplane import Dataplane
 
@@ -31,15 +31,16 @@ dp.table_add("MyIngress.ipv4_lpm", [("lpm", bytes([10, 0, 2, 0]), 24)], "MyIngre
              [bytes.fromhex("000000000202"), bytes.fromhex("000000000101"), b"\x02"], 0)
 dp.start()
 try:
-    sniffer = AsyncSniffer(iface="veth1p", lfilter=lambda p: IP in p and p[IP].dst == "10.0.2.2")
+    listening, arrived = threading.Event(), threading.Event()
+    sniffer = AsyncSniffer(iface="veth1p", lfilter=lambda p: IP in p and p[IP].dst == "10.0.2.2",
+                           prn=lambda p: arrived.set(), started_callback=listening.set)
     sniffer.start()
-    time.sleep(0.5)
+    assert listening.wait(30), "the sniffer did not start"
     pkt = Ether(src="00:00:00:00:00:01", dst="00:00:00:00:01:00") / IP(
         src="10.0.1.1", dst="10.0.2.2", ttl=64) / UDP(sport=1, dport=2) / b"hello"
     sendp(pkt, iface="veth0p", verbose=False)
-    deadline = time.time() + 5
-    while time.time() < deadline and not sniffer.results:
-        time.sleep(0.1)
+    arrived.wait(30)  # only a hang takes this long
+    time.sleep(0.2)  # room for a duplicate, which must not come
     got = sniffer.stop()
 finally:
     dp.stop()

@@ -145,19 +145,28 @@ def client(ns: str, script: str) -> list[float]:
     return json.loads(r.stdout)
 
 
+# What a loaded machine may add to a round trip: far less than a second pass through
+# the 40 ms delay line, or a wait for a switch thread's 100 ms idle sleep.
+SLACK_MS = 40
+
+
 @pytest.mark.parametrize("delay_us", [0, 40_000])
 def test_udp_round_trip_through_the_link_delay(delay_us: int) -> None:
     with topology(delay_us, 0) as h1:
         rtts = client(h1, CLIENT)
     expected_ms = 2 * delay_us / 1000
+    assert min(rtts) >= expected_ms, rtts
     median = sorted(rtts)[len(rtts) // 2]
-    assert expected_ms <= median <= expected_ms + 1, rtts
+    assert median < expected_ms + SLACK_MS, rtts
 
 
 def test_interfaces_honour_the_line_rate() -> None:
     # 1042-byte frames at 1 Mbit/s leave port 2 every 8.336 ms.
+    gap_ms = 8.336
     with topology(0, 1_000_000) as h1:
         times = client(h1, BURST)
-    # The receiver's own scheduling jitters single gaps; the mean is exact.
+    # Wide bounds, as the receiver's scheduling shifts the first and last times on a
+    # loaded machine; they still tell the rate from none (gaps of microseconds) and
+    # from the rate applied twice.
     mean_gap = (times[-1] - times[0]) / (len(times) - 1)
-    assert 7.9 <= mean_gap <= 9.0, times
+    assert 0.5 * gap_ms <= mean_gap <= 1.5 * gap_ms, times

@@ -53,7 +53,8 @@ def test_delay_in_real_time(queue_probe_json: bytes) -> None:
     try:
         t0 = d.now_us()
         d.inject(1, probe())
-        deadline = time.monotonic() + 2
+        t1 = d.now_us()
+        deadline = time.monotonic() + 30  # only a hang takes this long
         out: list = []
         while not out and time.monotonic() < deadline:
             time.sleep(0.005)
@@ -61,7 +62,9 @@ def test_delay_in_real_time(queue_probe_json: bytes) -> None:
     finally:
         d.stop()
     assert len(out) == 1
-    assert 19_000 <= out[0][2] / 1000 - t0 <= 30_000
+    # The packet left 20 ms after it arrived, in the switch's clock: a bound that holds
+    # however long inject() took or the scheduler thread was late.
+    assert t0 + 20_000 <= out[0][2] / 1000 <= t1 + 20_001
 
 
 def test_priority_queues_share_the_line(queue_probe_json: bytes) -> None:

@@ -4,6 +4,7 @@ ValueError; random packets run through the pipeline."""
 import copy
 import json
 import random
+from collections import Counter
 
 from p4switch._dataplane import Dataplane
 
@@ -77,6 +78,7 @@ def test_mutated_extern_programs_load_or_raise_value_error(
 ) -> None:
     rng = random.Random(2)
     for doc in (json.loads(externs_json), json.loads(passes_json)):
+        loaded = 0
         for _ in range(200):
             d = Dataplane(virtual_time=True)
             d.add_memory_port(1)
@@ -84,9 +86,13 @@ def test_mutated_extern_programs_load_or_raise_value_error(
                 d.load_pipeline(json.dumps(mutate(doc, rng)).encode())
             except ValueError:
                 continue
+            assert d.has_pipeline()
+            loaded += 1
             for n in (0, 3, 8, 20):
                 d.inject(1, bytes(rng.randrange(256) for _ in range(n)))
             d.advance_time(1000)
+        # Both outcomes occur: some mutants load and run packets, some are refused.
+        assert 0 < loaded < 200
 
 
 def test_random_packets_and_settings_with_time(externs_json: bytes, passes_json: bytes) -> None:
@@ -102,14 +108,25 @@ def test_random_packets_and_settings_with_time(externs_json: bytes, passes_json:
         d.set_queue(3, 1, rate_pps=1000, depth_packets=2)
         d.set_link(4, delay_us=300, rate_bps=2_000_000)
         d.set_link(1, delay_us=50)
+        injected = Counter()
+        learned = []  # externs.p4's op 2 digests (ingress_port, arg); passes.p4 sends none
         for _ in range(2000):
             n = rng.choice((0, 1, 5, 6, 7, 8, 60, 1500))
-            d.inject(rng.choice((1, 2, 3, 64)), bytes(rng.randrange(256) for _ in range(n)))
+            port = rng.choice((1, 2, 3, 64))
+            data = bytes(rng.randrange(256) for _ in range(n))
+            injected[port] += 1
+            if program is externs_json and n >= 7 and data[0] == 2:
+                learned.append(("learn_t", [port.to_bytes(2, "big"), data[1:3]]))
+            d.inject(port, data)
             if rng.random() < 0.1:
                 d.advance_time(rng.randrange(2000))
-        d.advance_time(10_000_000)
-        d.take_output()
-        d.packet_in(0.0)
-        d.digests(0.0)
-        stats = d.port_stats(2)
-        assert stats["rx_packets"] >= 0 and all(v >= 0 for v in stats.values())
+        d.advance_time(10_000_000)  # far longer than any queue or link takes to drain
+        sent = Counter(port for port, _ in d.take_output())
+        assert set(sent) <= {1, 2, 3, 4}  # memory ports only: not 9 (none), not the CPU's
+        sent[64] = len(d.packet_in(0.0))
+        assert d.digests(0.0) == learned
+        for port in (1, 2, 3, 4, 64):
+            stats = d.port_stats(port)
+            assert stats["rx_packets"] == injected[port], (port, stats)
+            assert stats["tx_packets"] == sent[port], (port, stats)
+            assert all(stats[f"q{q}_depth"] == 0 for q in range(4)), (port, stats)

@@ -76,7 +76,7 @@ class Stream:
             )
         )
 
-    def next(self, timeout: float = 5) -> p4r.StreamMessageResponse | grpc.RpcError:
+    def next(self, timeout: float = 30) -> p4r.StreamMessageResponse | grpc.RpcError:
         return self.received.get(timeout=timeout)
 
     def close(self) -> None:

@@ -26,7 +26,7 @@ def _packet_out(*metadata: tuple[int, bytes]) -> p4r.StreamMessageRequest:
     )
 
 
-def _output(dataplane: Any, timeout: float = 5) -> list[tuple[int, bytes]]:
+def _output(dataplane: Any, timeout: float = 30) -> list[tuple[int, bytes]]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if output := dataplane.take_output():
