@@ -6,7 +6,9 @@ from pathlib import Path
 
 import finsy as fy
 import grpc
+from finsy.gnmiclient import GNMIClientError
 
+from controller.bmv2_queues import Bmv2PortError
 from controller.config import ConfigError, ControllerConfig, load_config
 from controller.sampler import Sampler, sample
 from controller.session import PipelineMismatch, SwitchUnreachable, apply_config
@@ -79,8 +81,16 @@ def main(argv: list[str]) -> int:
     config = config.model_copy(update={"switch": switch})
     try:
         inserted, modified, deleted = apply_config(config, timeout_s=args.timeout)
-    except (SwitchUnreachable, PipelineMismatch) as exc:
+    except (SwitchUnreachable, PipelineMismatch, Bmv2PortError) as exc:
         print(f"p4aqm controller: error: {exc}", file=sys.stderr)
+        return 1
+    except GNMIClientError as exc:
+        # The status by name (UNIMPLEMENTED), not finsy's number.
+        print(
+            f"p4aqm controller: error: switch {config.switch.grpc_addr}: gNMI"
+            f" {exc.code.name}: {exc.message}",
+            file=sys.stderr,
+        )
         return 1
     except (fy.P4ClientError, grpc.RpcError) as exc:
         print(f"p4aqm controller: error: switch {config.switch.grpc_addr}: {exc}", file=sys.stderr)

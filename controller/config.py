@@ -35,6 +35,10 @@ class SwitchTarget(StrictModel):
     grpc_addr: str = "127.0.0.1:9559"
     device_id: int = Field(default=0, ge=0)
     election_id: int = Field(default=1, ge=1)
+    # BMv2 only (no gNMI for queues): its Thrift port for simple_switch_CLI, and the
+    # packet size at which a rate in bit/s becomes its packets per second.
+    thrift_port: int = Field(default=9090, ge=1, le=65535)
+    bmv2_packet_bytes: int = Field(default=1500, ge=64, le=9216)
 
 
 class PipelineFiles(StrictModel):

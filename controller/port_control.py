@@ -2,6 +2,8 @@
 
 P4Runtime has no message for a queue's rate or a link's delay; `p4aqm switch` serves
 them as gNMI paths under /p4aqm on the same gRPC port, and finsy's GNMIClient sets them.
+A switch whose gNMI is UNIMPLEMENTED (BMv2) gets its queues through its own runtime CLI
+instead (controller/bmv2_queues.py).
 
 An AQM program counts the packets it admits and uncounts them when they leave. If the
 traffic manager dropped one it had admitted, the count would stay too high for good: so
@@ -10,12 +12,14 @@ its own gets one, QUEUE_HEADROOM_PKTS above the limit (room for packets the prog
 does not count, such as ARP).
 """
 
-import sys
+import enum
 
 from finsy import GNMIClient, GNMIPath
 from finsy.gnmiclient import GNMIClientError
+from finsy.grpcutil import GRPCStatusCode
 
-from controller.config import PortConfig
+from controller import bmv2_queues
+from controller.config import ControllerConfig, PortConfig
 
 QUEUE_HEADROOM_PKTS = 64
 
@@ -56,30 +60,49 @@ def aqm_depths(ports: dict[int, PortConfig]) -> dict[int, int]:
     return depths
 
 
-async def apply_ports(grpc_addr: str, ports: dict[int, PortConfig]) -> int:
-    """Set every queue and link leaf the config names, and the AQM ports' depths; return
-    how many were set. The depths are best effort: a switch without this gNMI service
-    (BMv2) gets a warning that says what to set by hand."""
+class PortService(enum.Enum):
+    """How the switch takes queue and link settings."""
+
+    GNMI = "gnmi"  # p4aqm switch
+    BMV2_CLI = "bmv2-cli"  # gNMI UNIMPLEMENTED: BMv2's simple_switch_CLI
+
+
+def needs_port_service(ports: dict[int, PortConfig]) -> bool:
+    return bool(port_updates(ports) or aqm_depths(ports))
+
+
+async def port_service(config: ControllerConfig) -> PortService:
+    """Ask the switch which service sets its queues; on BMv2, refuse what it cannot do
+    before anything is written."""
+    try:
+        async with GNMIClient(config.switch.grpc_addr) as client:
+            await client.capabilities()
+    except GNMIClientError as exc:
+        if exc.code != GRPCStatusCode.UNIMPLEMENTED:
+            raise
+        bmv2_queues.refuse_unsupported(config.ports)
+        return PortService.BMV2_CLI
+    return PortService.GNMI
+
+
+async def apply_ports(config: ControllerConfig, service: PortService) -> int:
+    """Set every queue and link setting the config names, and the AQM ports' depths;
+    return how many were set."""
+    if service is PortService.BMV2_CLI:
+        commands, notes = bmv2_queues.queue_commands(config, aqm_depths(config.ports))
+        for note in notes:
+            print(f"controller: {note}")
+        bmv2_queues.run_cli(config.switch.thrift_port, commands)
+        return len(commands)
+    ports = config.ports
     updates = port_updates(ports)
     depths = [
         (GNMIPath(f"/p4aqm/ports/port[id={port}]/queues/queue[id=*]/config/depth-packets"), d)
         for port, d in aqm_depths(ports).items()
     ]
-    if not updates and not depths:
-        return 0
-    async with GNMIClient(grpc_addr) as client:
+    async with GNMIClient(config.switch.grpc_addr) as client:
         if updates:
             await client.set(update=updates)
         if depths:
-            try:
-                await client.set(update=depths)
-            except GNMIClientError as exc:
-                wanted = ", ".join(f"{port}: {d}" for port, d in aqm_depths(ports).items())
-                print(
-                    f"controller: could not set queue depths above the AQM limits ({exc.code}):"
-                    f" set them by hand (port: packets) {wanted}, e.g. with simple_switch_CLI"
-                    " set_queue_depth, or the switch may drop packets the program counted",
-                    file=sys.stderr,
-                )
-                return len(updates)
+            await client.set(update=depths)
     return len(updates) + len(depths)

@@ -6,7 +6,7 @@ import asyncio
 import finsy as fy
 
 from controller.config import ControllerConfig
-from controller.port_control import apply_ports
+from controller.port_control import apply_ports, needs_port_service, port_service
 from controller.routes import route_entry
 from controller.sync import sync_tables
 
@@ -48,9 +48,12 @@ async def _apply(config: ControllerConfig) -> tuple[int, int, int]:
     )
     entries = desired_entries(config)
     check_against_p4info(config, entries)
+    # Asked first, so that a port setting the switch cannot take fails before any write.
+    service = await port_service(config) if needs_port_service(config.ports) else None
     async with fy.Switch("p4aqm", config.switch.grpc_addr, options) as switch:
         changes = await sync_tables(switch, entries)
-    await apply_ports(config.switch.grpc_addr, config.ports)
+    if service is not None:
+        await apply_ports(config, service)
     return changes
 
 

@@ -10,6 +10,9 @@ It offers traffic from port 1 for a while and reads max_p back from the ared_max
 register over P4Runtime: the value must be one of the model's iterates of the
 adaptation, in the expected direction. The adaptation interval is short (0.1 s) so
 that two seconds of traffic give about twenty adaptations.
+
+On BMv2 these tests skip, saying why: its P4Runtime server neither reads nor writes
+registers (PI issue #376).
 """
 
 import asyncio
@@ -18,6 +21,7 @@ from pathlib import Path
 
 import finsy as fy
 import ptf
+from finsy.grpcutil import GRPCStatusCode
 from ptf import testutils
 from ptf.base_tests import BaseTest
 from scapy.layers.inet import IP, UDP
@@ -80,7 +84,15 @@ class AredTest(BaseTest):
         port2 = PortConfig(queue=QueueConfig(rate_pps=DRAIN_PPS, depth_packets=200), aqm=self.ared)
         self.config = config.model_copy(update={"ports": {PORT: port2}})
         apply_config(self.config)
-        asyncio.run(_reset(self.config))
+        try:
+            asyncio.run(_reset(self.config))
+        except fy.P4ClientError as exc:
+            if exc.code != GRPCStatusCode.UNIMPLEMENTED:
+                raise
+            self.skipTest(
+                "the switch does not write registers over P4Runtime (BMv2: PI issue #376),"
+                " and these tests read ARED's max_p from its register"
+            )
 
     def max_p(self) -> int:
         """max_p from its register, in 2^-24."""

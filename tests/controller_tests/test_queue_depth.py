@@ -1,11 +1,9 @@
 """The controller makes each AQM port's queue deeper than the AQM's limit, so that the
-program and not the traffic manager drops; a switch without our gNMI service (as BMv2)
-gets a warning saying what to set by hand."""
+program and not the traffic manager drops (on BMv2 through its CLI: test_bmv2_queues.py)."""
 
 import asyncio
 from pathlib import Path
 
-import pytest
 import yaml
 from finsy import GNMIClient, GNMIPath
 from switch_process import SwitchProcess  # on sys.path from conftest.py
@@ -13,8 +11,6 @@ from switch_process import SwitchProcess  # on sys.path from conftest.py
 from controller.config import load_config
 from controller.port_control import QUEUE_HEADROOM_PKTS
 from controller.session import apply_config
-from p4switch._dataplane import Dataplane
-from p4switch.runtime.server import P4RuntimeService, ServerThread
 from programs import CompiledProgram
 
 LIMIT_PKTS = 120
@@ -45,17 +41,3 @@ def test_the_queue_is_set_deeper_than_the_aqm_limit(
     rate = {"rate_bps": 10_000_000}
     apply_config(load_config(red_config(tmp_path, red_program, switch_process.address, queue=rate)))
     assert asyncio.run(read_depth(switch_process.address)) == LIMIT_PKTS + QUEUE_HEADROOM_PKTS
-
-
-def test_without_queue_control_the_user_is_told_what_to_set(
-    red_program: CompiledProgram, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    server = ServerThread(P4RuntimeService(Dataplane(seed=1), device_id=0))
-    address = f"127.0.0.1:{server.start()}"
-    try:
-        apply_config(load_config(red_config(tmp_path, red_program, address)))
-    finally:
-        server.stop()
-    err = capsys.readouterr().err
-    assert "could not set queue depths above the AQM limits" in err
-    assert f"2: {LIMIT_PKTS + QUEUE_HEADROOM_PKTS}" in err
