@@ -66,7 +66,8 @@ class Arbitrator:
         self._elect(role, stream)
 
     def remove(self, stream: Stream) -> None:
-        """Forget a closed stream; if it was primary, the next highest takes over."""
+        """Forget an ended stream; if it was primary, the next highest takes over and
+        every stream of the role is told. Calling it again for the stream does nothing."""
         if stream.role is None or stream not in self._streams.get(stream.role, []):
             return
         self._streams[stream.role].remove(stream)

@@ -14,6 +14,7 @@ from typing import Any
 from finsy.proto import p4i, p4r
 
 from p4switch.runtime.codec import canonical, encode_uint
+from p4switch.runtime.device_config import DeviceConfig, device_config
 from p4switch.runtime.errors import invalid, not_found
 from p4switch.runtime.resources import Resources
 from p4switch.runtime.value_sets import ValueSetInfo, index_value_sets
@@ -85,10 +86,13 @@ class Pipeline:
     def __init__(self, config: p4r.ForwardingPipelineConfig) -> None:
         if not config.HasField("p4info"):
             raise invalid("ForwardingPipelineConfig has no p4info")
-        if not config.p4_device_config:
-            raise invalid("ForwardingPipelineConfig has no p4_device_config (BMv2 JSON)")
+        # The config as the client sent it, which GetForwardingPipelineConfig returns (as
+        # PI does); the BMv2 JSON in it, raw or in a P4DeviceConfig, is what the
+        # dataplane loads.
         self.config = config
-        bmv2 = _parse_bmv2_json(config.p4_device_config)
+        device = device_config(config.p4_device_config)
+        self.bmv2_json = device.bmv2_json
+        bmv2 = _parse_bmv2_json(device)
         self.actions = _index_actions(config.p4info, bmv2)
         self.tables = _index_tables(config.p4info, bmv2, self.actions)
         self.resources = Resources(config.p4info)
@@ -109,13 +113,13 @@ class Pipeline:
             raise not_found(f"no action with id {action_id} in the P4Info") from None
 
 
-def _parse_bmv2_json(data: bytes) -> dict[str, Any]:
+def _parse_bmv2_json(device: DeviceConfig) -> dict[str, Any]:
     try:
-        bmv2 = json.loads(data)
+        bmv2 = json.loads(device.bmv2_json)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise invalid(f"p4_device_config is not BMv2 JSON: {exc}") from None
+        raise invalid(f"{device.what} is not BMv2 JSON: {exc}") from None
     if not isinstance(bmv2, dict):
-        raise invalid("p4_device_config is not BMv2 JSON: the top level is not an object")
+        raise invalid(f"{device.what} is not BMv2 JSON: the top level is not an object")
     return bmv2
 
 

@@ -98,7 +98,7 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
         if action not in (_Config.VERIFY, _Config.VERIFY_AND_SAVE, _Config.VERIFY_AND_COMMIT):
             raise invalid(f"unknown SetForwardingPipelineConfig action {action}")
         pipeline = Pipeline(request.config)
-        _dataplane_call(self._scratch().load_pipeline, request.config.p4_device_config)
+        _dataplane_call(self._scratch().load_pipeline, pipeline.bmv2_json)
         if action == _Config.VERIFY_AND_SAVE:
             self._saved = pipeline
         elif action == _Config.VERIFY_AND_COMMIT:
@@ -106,7 +106,7 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
 
     def _commit(self, pipeline: Pipeline) -> None:
         # Loading a pipeline clears all dataplane state, so the entry store starts empty.
-        _dataplane_call(self._dp.load_pipeline, pipeline.config.p4_device_config)
+        _dataplane_call(self._dp.load_pipeline, pipeline.bmv2_json)
         self._config = pipeline.config
         self._entities = Entities(self._dp, pipeline)
         self._saved = None
@@ -186,13 +186,22 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
                 else:
                     LOG.warning("StreamChannel: %s messages are not supported yet", kind)
                     stream.queue.put_nowait(_stream_error(request, kind))
+            # The client half-closed: the stream is over, so its arbitration is released
+            # now (as P4Runtime and PI do), not after the flush below, which lasts until
+            # the client reads what is queued for it, if it ever does. A reconnect with
+            # the same election id, or the next highest one, takes over at once.
+            self._arbitrator.remove(stream)
             stream.queue.put_nowait(None)
             await writer
         except P4RuntimeError as exc:
-            # Arbitration failures close the stream with the status, as P4Runtime says.
+            # Arbitration failures close the stream with the status, as P4Runtime says;
+            # released first, so that the client never sees the status before that.
             writer.cancel()
+            self._arbitrator.remove(stream)
             await context.abort(exc.code, exc.message)
         finally:
+            # Cancellation and a lost connection end here (gRPC cancels this handler):
+            # released at once too. remove() forgets a stream only once.
             writer.cancel()
             self._arbitrator.remove(stream)
 
