@@ -1,8 +1,9 @@
 /* core.p4 of p4aqm: the P4_16 core library (spec section 5.3, appendix "core.p4").
  * Written for this project; names and signatures match the standard library so that
- * programs written for p4c compile unchanged. */
-#ifndef _P4AQM_CORE_P4_
-#define _P4AQM_CORE_P4_
+ * programs written for p4c compile unchanged.  The include guard is p4c's own macro,
+ * _CORE_P4_, since programs test it (`#ifdef _CORE_P4_`). */
+#ifndef _CORE_P4_
+#define _CORE_P4_
 
 /* Errors every architecture can raise while parsing. */
 error {
@@ -51,4 +52,4 @@ match_kind {
     lpm
 }
 
-#endif
+#endif  /* _CORE_P4_ */

@@ -1,14 +1,24 @@
 /* v1model.p4 of p4aqm: the V1Switch architecture as BMv2's simple_switch runs it.
  * Written for this project; declarations carry the same names, parameter lists and
  * field widths as the standard v1model.p4, so programs and control planes written for
- * p4c and simple_switch work unchanged. */
-#ifndef _P4AQM_V1MODEL_P4_
-#define _P4AQM_V1MODEL_P4_
+ * p4c and simple_switch work unchanged.
+ *
+ * Macros a program may test, with the values p4c gives them:
+ *   _V1_MODEL_P4_        the include guard (p4c's name);
+ *   V1MODEL_VERSION      which revision of the declarations below a program gets: a
+ *                        date, 20180101 unless the program defined it before including
+ *                        this file (or with -D).  From 20200408 on, PortId_t exists and
+ *                        counter, meter and register take their index type as a type
+ *                        parameter I; before, they have no such parameter and are
+ *                        indexed with bit<32>.  Nothing else depends on the version;
+ *   V1MODEL_METER_COLOR_GREEN, _YELLOW, _RED   0, 1 and 2, the colours a meter writes. */
+#ifndef _V1_MODEL_P4_
+#define _V1_MODEL_P4_
 
 #include "core.p4"
 
 #ifndef V1MODEL_VERSION
-#define V1MODEL_VERSION 20200408
+#define V1MODEL_VERSION 20180101
 #endif
 
 match_kind {
@@ -19,17 +29,23 @@ match_kind {
 
 const bit<32> __v1model_version = V1MODEL_VERSION;
 
+#if V1MODEL_VERSION >= 20200408
 typedef bit<9>  PortId_t;
-typedef bit<48> EgressInstance_t;
-typedef bit<16> McastGrp_t;
+#endif
 
 /* Per-packet metadata of the architecture.  The @alias names are the BMv2 names of
  * the same fields (P4_14 intrinsic and queueing metadata). */
 @metadata @name("standard_metadata")
 struct standard_metadata_t {
+#if V1MODEL_VERSION >= 20200408
     PortId_t ingress_port;
     PortId_t egress_spec;
     PortId_t egress_port;
+#else
+    bit<9>   ingress_port;
+    bit<9>   egress_spec;
+    bit<9>   egress_port;
+#endif
     bit<32>  instance_type;
     bit<32>  packet_length;
     @alias("queueing_metadata.enq_timestamp")
@@ -65,10 +81,19 @@ enum MeterType {
     bytes
 }
 
+/* Arrays of counters, meters and registers: from version 20200408 the index type is the
+ * type parameter I; earlier versions index them with bit<32>. */
+#if V1MODEL_VERSION >= 20200408
 extern counter<I> {
     counter(bit<32> size, CounterType type);
     void count(in I index);
 }
+#else
+extern counter {
+    counter(bit<32> size, CounterType type);
+    void count(in bit<32> index);
+}
+#endif
 
 extern direct_counter {
     direct_counter(CounterType type);
@@ -79,22 +104,38 @@ extern direct_counter {
 #define V1MODEL_METER_COLOR_YELLOW 1
 #define V1MODEL_METER_COLOR_RED    2
 
+#if V1MODEL_VERSION >= 20200408
 extern meter<I> {
     meter(bit<32> size, MeterType type);
     void execute_meter<T>(in I index, out T result);
 }
+#else
+extern meter {
+    meter(bit<32> size, MeterType type);
+    void execute_meter<T>(in bit<32> index, out T result);
+}
+#endif
 
 extern direct_meter<T> {
     direct_meter(MeterType type);
     void read(out T result);
 }
 
+#if V1MODEL_VERSION >= 20200408
 extern register<T, I> {
     register(bit<32> size);
     @noSideEffects
     void read(out T result, in I index);
     void write(in I index, in T value);
 }
+#else
+extern register<T> {
+    register(bit<32> size);
+    @noSideEffects
+    void read(out T result, in bit<32> index);
+    void write(in bit<32> index, in T value);
+}
+#endif
 
 extern action_profile {
     action_profile(bit<32> size);
@@ -205,4 +246,4 @@ package V1Switch<H, M>(Parser<H, M> p,
                        ComputeChecksum<H, M> ck,
                        Deparser<H> dep);
 
-#endif
+#endif  /* _V1_MODEL_P4_ */

@@ -6,7 +6,8 @@ from compiler_helpers import CompileText
 from finsy.proto import p4i
 from google.protobuf import text_format
 
-HEADER = "#include <core.p4>\n#include <v1model.p4>\n"
+# Typed register and counter indices and PortId_t are v1model 20200408 declarations.
+HEADER = "#include <core.p4>\n#define V1MODEL_VERSION 20200408\n#include <v1model.p4>\n"
 TYPES = """
 header h_t { bit<8> a; bit<16> b; }
 struct hs { h_t h; }
