@@ -201,6 +201,9 @@ def main(argv: list[str]) -> int:
         format="%(asctime)s %(name)s %(levelname)s: %(message)s",
         stream=sys.stderr,
     )
+    # The switch's own events (pipeline loads, queue and link changes) are few and worth
+    # a timestamped line by default; the libraries stay at warnings.
+    logging.getLogger("p4switch").setLevel(logging.INFO)
     try:
         return asyncio.run(_run(options))
     except _SwitchError as exc:

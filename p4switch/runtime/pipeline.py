@@ -93,6 +93,8 @@ class Pipeline:
         device = device_config(config.p4_device_config)
         self.bmv2_json = device.bmv2_json
         bmv2 = _parse_bmv2_json(device)
+        # p4c names the source program in the JSON; the log says which one runs.
+        self.program = str(bmv2.get("program") or "an unnamed program")
         self.actions = _index_actions(config.p4info, bmv2)
         self.tables = _index_tables(config.p4info, bmv2, self.actions)
         self.resources = Resources(config.p4info)

@@ -50,6 +50,8 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
         self._config: p4r.ForwardingPipelineConfig | None = None
         self._entities: Entities | None = None
         self._saved: Pipeline | None = None
+        # The source program of the running pipeline, for the log.
+        self._program: str | None = None
         self._io = ControllerIo(dataplane, self._arbitrator, lambda: self._entities)
 
     def start(self) -> None:
@@ -66,6 +68,8 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
         _dataplane_call(self._dp.load_pipeline, bmv2_json)
         self._config = p4r.ForwardingPipelineConfig(p4_device_config=bmv2_json)
         self._entities = None
+        self._program = "the JSON given at start-up"
+        LOG.info("pipeline loaded from the command line; no P4Info until a client pushes one")
 
     # -- unary RPCs -------------------------------------------------------------------
 
@@ -110,8 +114,19 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
         self._config = pipeline.config
         self._entities = Entities(self._dp, pipeline)
         self._saved = None
-        names = ", ".join(t.name for t in pipeline.tables.values())
-        LOG.info("pipeline committed; tables: %s", names or "(none)")
+        names = ", ".join(t.name for t in pipeline.tables.values()) or "(none)"
+        if self._program is None:
+            LOG.info("pipeline loaded: %s; tables: %s", pipeline.program, names)
+        else:
+            cleared = "tables, registers and counters cleared"
+            LOG.info(
+                "pipeline replaced (%s -> %s): %s; tables: %s",
+                self._program,
+                pipeline.program,
+                cleared,
+                names,
+            )
+        self._program = pipeline.program
 
     async def GetForwardingPipelineConfig(
         self, request: p4r.GetForwardingPipelineConfigRequest, context: grpc.aio.ServicerContext
