@@ -55,7 +55,12 @@ def _sample(config: ControllerConfig, args: argparse.Namespace) -> int:
             period_s=args.period_ms / 1000,
             election_id=config.switch.election_id,
         )
-        rows = sample(sampler, args.sample, args.period_ms / 1000, args.duration_s)
+        metadata = {
+            "switch": config.switch.model_dump(mode="json"),
+            "pipeline": config.pipeline.model_dump(mode="json"),
+            "ports": {port: c.model_dump(mode="json") for port, c in config.ports.items()},
+        }
+        rows = sample(sampler, args.sample, args.period_ms / 1000, args.duration_s, metadata)
     except (ValueError, OSError) as exc:
         print(f"p4aqm controller: error: --sample: {exc}", file=sys.stderr)
         return 1

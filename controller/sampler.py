@@ -2,18 +2,21 @@
 
 Each tick sends one ReadRequest for every register cell and counter cell the ports'
 disciplines name (see each discipline's `probes()`), and writes one row per port: the
-time since sampling began, the port, and each probe's value in its unit (packets, not
-fixed point). Our switch answers register reads; BMv2's P4Runtime server answers them
-UNIMPLEMENTED. There, after the first refusal, the occupancy and average columns come
-from the programs' queue-sample digests instead (digest_feed.py: sent at arrivals, at
-most one per period, so a column holds the latest arrival's value), the counters are
-read as before, and the other register columns are dropped; stderr says which.
+wall-clock time of the read (`realtime_ns`, CLOCK_REALTIME, to line up with ping, iperf
+or a traffic generator's logs), the time since the run began (`t_us`), the port, and
+each probe's value in its unit (packets, not fixed point). Counters are totals since the
+run's first read, not since the switch started.
 
-The file is complete whatever ends the run: CSV is flushed after every tick, and a
-Parquet file writes a row group every second and its footer on SIGINT or SIGTERM.
+Our switch answers register reads; BMv2's P4Runtime server answers them UNIMPLEMENTED.
+There, after the first refusal, the occupancy and average columns come from the
+programs' queue-sample digests instead (digest_feed.py: sent at arrivals, at most one per
+period, so a column holds the latest arrival's value), the counters are read as before,
+and the other register columns are dropped; stderr and the file's metadata say which.
+
+The file (sample_file.py) is complete whatever ends the run, SIGINT and SIGTERM
+included, and carries the run's metadata.
 """
 
-import csv
 import signal
 import sys
 import threading
@@ -21,17 +24,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Literal, Protocol
+from typing import Literal
 
 import grpc
-import pyarrow as pa
-import pyarrow.parquet as pq
 from finsy.proto import p4i, p4r, p4r_grpc
 from google.protobuf import text_format
 
 from controller.digest_feed import DigestFeed, QueueSample
-
-ROW_GROUP_S = 1.0
+from controller.sample_file import ColumnType, Row, SampleFile, open_sample_file
 
 
 @dataclass(frozen=True)
@@ -52,57 +52,6 @@ class Probe:
 
     def index(self, port: int) -> int:
         return port * self.stride + self.offset
-
-
-class SampleWriter(Protocol):
-    def write(self, rows: list[dict[str, float]]) -> None: ...
-
-    def close(self) -> None: ...
-
-
-class CsvWriter:
-    def __init__(self, path: Path, columns: list[str]) -> None:
-        self._file = path.open("w", newline="")
-        self._csv = csv.DictWriter(self._file, fieldnames=columns)
-        self._csv.writeheader()
-
-    def write(self, rows: list[dict[str, float]]) -> None:
-        self._csv.writerows(rows)
-        self._file.flush()
-
-    def close(self) -> None:
-        self._file.close()
-
-
-class ParquetWriter:
-    def __init__(self, path: Path, columns: list[str]) -> None:
-        self._schema = pa.schema([(c, pa.float64()) for c in columns])
-        self._writer = pq.ParquetWriter(path, self._schema)
-        self._pending: list[dict[str, float]] = []
-        self._last_flush = time.monotonic()
-
-    def write(self, rows: list[dict[str, float]]) -> None:
-        self._pending += rows
-        if time.monotonic() - self._last_flush >= ROW_GROUP_S:
-            self._flush()
-
-    def _flush(self) -> None:
-        if self._pending:
-            self._writer.write_table(pa.Table.from_pylist(self._pending, schema=self._schema))
-            self._pending = []
-        self._last_flush = time.monotonic()
-
-    def close(self) -> None:
-        self._flush()
-        self._writer.close()
-
-
-def open_writer(path: Path, columns: list[str]) -> SampleWriter:
-    if path.suffix == ".parquet":
-        return ParquetWriter(path, columns)
-    if path.suffix == ".csv":
-        return CsvWriter(path, columns)
-    raise ValueError(f"{path}: samples go to a .csv or .parquet file")
 
 
 class Sampler:
@@ -132,6 +81,8 @@ class Sampler:
         self._stub = p4r_grpc.P4RuntimeStub(self._channel)
         self._request = p4r.ReadRequest(device_id=device_id)
         self._cells: list[tuple[int, Probe]] = []
+        # Each counter cell's value at the run's first read: counters are run totals.
+        self._baseline: dict[tuple[int, str], int] = {}
         for port, probes in sorted(ports.items()):
             for probe in probes:
                 if probe.name not in ids[probe.kind]:
@@ -144,30 +95,41 @@ class Sampler:
                     entity.counter_entry.counter_id = ids["counter"][probe.name]
                     entity.counter_entry.index.index = probe.index(port)
                 self._cells.append((port, probe))
-        self.columns = ["t_s", "port", *dict.fromkeys(p.column for _, p in self._cells)]
+        self.columns: dict[str, ColumnType] = {"realtime_ns": "int64", "t_us": "int64"}
+        self.columns["port"] = "int64"
+        for _, probe in self._cells:
+            self.columns[probe.column] = "float64" if probe.scale != 1.0 else "int64"
+        self.sources = {
+            probe.column: f"{probe.kind} {probe.name}[port * {probe.stride} + {probe.offset}]"
+            for _, probe in self._cells
+        }
 
-    def read(self, t_s: float) -> list[dict[str, float]]:
-        rows: dict[int, dict[str, float]] = {}
+    def read(self, t_us: int, realtime_ns: int) -> list[Row]:
+        rows: dict[int, Row] = {}
         try:
             entities = [e for reply in self._stub.Read(self._request) for e in reply.entities]
         except grpc.RpcError as exc:
             if exc.code() != grpc.StatusCode.UNIMPLEMENTED or not self._drop_registers():
                 raise
             entities = [e for reply in self._stub.Read(self._request) for e in reply.entities]
+
+        def row(port: int) -> Row:
+            return rows.setdefault(port, {"realtime_ns": realtime_ns, "t_us": t_us, "port": port})
+
         for (port, probe), entity in zip(self._cells, entities, strict=True):
             if probe.kind == "register":
                 value = int.from_bytes(entity.register_entry.data.bitstring, "big")
             else:
-                value = entity.counter_entry.data.packet_count
-            rows.setdefault(port, {"t_s": t_s, "port": port})[probe.column] = _scaled(value, probe)
+                count = entity.counter_entry.data.packet_count
+                value = count - self._baseline.setdefault((port, probe.column), count)
+            row(port)[probe.column] = _scaled(value, probe)
         if self._feed is not None:
             latest = self._feed.latest()
             for port, probe in self._digest_cells:
                 sample = _latest_sample(latest, port, probe.traffic_class)
                 if sample is not None:
                     value = sample.occupancy if probe.digest == "occupancy" else sample.avg
-                    row = rows.setdefault(port, {"t_s": t_s, "port": port})
-                    row[probe.column] = _scaled(value, probe)
+                    row(port)[probe.column] = _scaled(value, probe)
         return list(rows.values())
 
     def _drop_registers(self) -> bool:
@@ -191,6 +153,8 @@ class Sampler:
                 self._period_s,
             )
             from_digests = sorted({p.column for _, p in self._digest_cells})
+            for column in from_digests:
+                self.sources[column] = "queue-sample digest (latest arrival)"
             print(f"sampler: {from_digests} from queue-sample digests", file=sys.stderr)
         dropped = sorted({p.column for _, p in registers if p.digest is None})
         print(
@@ -208,7 +172,7 @@ class Sampler:
         self._channel.close()
 
 
-def _scaled(value: int, probe: Probe) -> float:
+def _scaled(value: int, probe: Probe) -> int | float:
     # Counts stay integers; only scaled values (fixed point) become floats.
     return value * probe.scale if probe.scale != 1.0 else value
 
@@ -222,24 +186,36 @@ def _latest_sample(
     return max(samples, key=lambda s: s.time_us) if samples else None
 
 
-def sample(sampler: Sampler, out: Path, period_s: float, duration_s: float | None) -> int:
-    """Sample every period_s until duration_s or SIGINT/SIGTERM; return the rows written."""
+def sample(
+    sampler: Sampler,
+    out: Path,
+    period_s: float,
+    duration_s: float | None,
+    metadata: dict | None = None,
+) -> int:
+    """Sample every period_s until duration_s or SIGINT/SIGTERM; return the rows written.
+    `metadata` (the switch's config, say) goes into the file with the period, the time
+    base and the columns' sources."""
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         stop.set()
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-    writer = open_writer(out, sampler.columns)
     written = 0
     start = time.monotonic()
     next_tick = start
+    writer: SampleFile | None = None
     try:
         while not stop.is_set():
             now = time.monotonic()
             if duration_s is not None and now - start >= duration_s:
                 break
-            rows = sampler.read(round(now - start, 6))
+            rows = sampler.read(round((now - start) * 1e6), time.time_ns())
+            if writer is None:
+                # Opened after the first read, which settles where each column comes from.
+                file_metadata = _file_metadata(sampler, period_s, metadata or {})
+                writer = open_sample_file(out, sampler.columns, file_metadata)
             writer.write(rows)
             written += len(rows)
             # Ticks stay on the period's grid: a slow read skips ticks instead of drifting.
@@ -249,8 +225,22 @@ def sample(sampler: Sampler, out: Path, period_s: float, duration_s: float | Non
                 next_tick += missed * period_s
             stop.wait(max(0.0, next_tick - time.monotonic()))
     finally:
-        writer.close()
+        if writer is not None:
+            writer.close()
         sampler.close()
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     return written
+
+
+def _file_metadata(sampler: Sampler, period_s: float, extra: dict) -> dict:
+    return {
+        **extra,
+        "period_us": round(period_s * 1e6),
+        "time_base": {
+            "realtime_ns": "CLOCK_REALTIME of the sampling host when the read was sent, ns",
+            "t_us": "monotonic time since the run's first read, us",
+        },
+        "counters": "totals since the run's first read",
+        "sources": sampler.sources,
+    }

@@ -73,8 +73,8 @@ def test_retune_in_place(
 
     def sample() -> None:
         while not stop.wait(PERIOD_S):
-            row = sampler.read(time.monotonic() - start)[0]
-            samples.append((row["t_s"], row["early_drops"]))
+            row = sampler.read(round((time.monotonic() - start) * 1e6), time.time_ns())[0]
+            samples.append((row["t_us"] / 1e6, row["early_drops"]))
 
     frame = bytes(Ether() / IP(dst="10.0.2.1") / UDP() / (b"x" * 18))
     held_occupancy = HELD_AVG_PKTS.to_bytes(4, "big")

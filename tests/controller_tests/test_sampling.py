@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-import pyarrow.parquet as pq
+import pandas as pd
 import pytest
 import yaml
 from scapy.layers.inet import IP, UDP
@@ -19,6 +19,7 @@ from scapy.layers.l2 import Ether
 from switch_process import SwitchProcess  # on sys.path from conftest.py
 
 from controller.config import load_config
+from controller.sample_file import read_metadata
 from controller.sampler import Sampler, sample
 from controller.session import apply_config
 from p4switch._dataplane import Dataplane
@@ -26,7 +27,8 @@ from p4switch.runtime.server import P4RuntimeService, ServerThread
 from programs import P4SRC, CompiledProgram, compile_program
 
 COLUMNS = [
-    "t_s",
+    "realtime_ns",
+    "t_us",
     "port",
     "occupancy_pkts",
     "avg_pkts",
@@ -94,13 +96,16 @@ def test_csv_is_complete_after_an_interrupt(
     # Each tick writes one row per port, in port order, at one time.
     ticks = [rows[i : i + 2] for i in range(0, len(rows), 2)]
     assert all([r["port"] for r in tick] == ["2", "3"] for tick in ticks)
-    assert all(tick[0]["t_s"] == tick[1]["t_s"] for tick in ticks)
-    times = [float(tick[0]["t_s"]) for tick in ticks]
+    assert all(tick[0]["t_us"] == tick[1]["t_us"] for tick in ticks)
+    times = [int(tick[0]["t_us"]) for tick in ticks]
     assert all(a < b for a, b in zip(times, times[1:], strict=False))
     # Ticks are on the 3 ms grid from the start, a late one skipping grid points: the
-    # j-th tick is never before j periods (t_s is rounded to the microsecond). However
+    # j-th tick is never before j periods (t_us is rounded to the microsecond). However
     # slow the machine, the sampler never samples faster than its period.
-    assert all(t >= j * 0.003 - 1e-6 for j, t in enumerate(times)), times
+    assert all(t >= j * 3000 - 1 for j, t in enumerate(times)), times
+    # Wall-clock stamps move with the run's own clock.
+    stamps = [int(tick[0]["realtime_ns"]) for tick in ticks]
+    assert all(a < b for a, b in zip(stamps, stamps[1:], strict=False))
 
 
 def test_parquet_is_complete_after_an_interrupt(
@@ -112,10 +117,21 @@ def test_parquet_is_complete_after_an_interrupt(
     # ROW_GROUP_S: a longer file holds samples.
     result = interrupted_when(config, out, lambda: out.stat().st_size > 4, "a row group")
     assert result.returncode == 0, result.stderr
-    table = pq.read_table(out)
-    assert table.column_names == COLUMNS
-    assert f"{table.num_rows} sample row(s)" in result.stdout
-    assert table.num_rows > 0
+    frame = pd.read_parquet(out)
+    assert list(frame.columns) == COLUMNS
+    assert f"{len(frame)} sample row(s)" in result.stdout
+    assert len(frame) > 0
+    # Integers stay integers; only fixed point scaled to packets is a float.
+    expected = {c: "int64" for c in COLUMNS} | {"avg_pkts": "float64"}
+    assert {c: str(t) for c, t in frame.dtypes.items()} == expected
+    # Counters are totals since the run began: the first row of each port is 0.
+    assert (frame.groupby("port").first()[["marks", "early_drops"]] == 0).all().all()
+    metadata = read_metadata(out)
+    assert metadata["period_us"] == 3000
+    assert metadata["switch"]["grpc_addr"] == switch_process.address
+    assert metadata["ports"]["2"]["aqm"]["min_th"] == 5
+    assert set(metadata["time_base"]) == {"realtime_ns", "t_us"}
+    assert metadata["sources"]["occupancy_pkts"] == "register aqm_occupancy[port * 1 + 0]"
 
 
 def test_sample_without_aqm_is_an_error(
@@ -220,7 +236,7 @@ def test_without_register_reads_queue_samples_come_as_digests(
 
 
 def port_row(sampler: Sampler, port: int = 2) -> dict[str, float]:
-    (row,) = [r for r in sampler.read(0.0) if r["port"] == port]
+    (row,) = [r for r in sampler.read(0, time.time_ns()) if r["port"] == port]
     return row
 
 
@@ -253,15 +269,18 @@ def test_cbt_samples_each_class_at_its_slot(tmp_path: Path) -> None:
         loaded = load_config(path)
         apply_config(loaded)
         port = 2
+        for traffic_class in (0, 1, 2):  # counts before the run, which it must not show
+            dataplane.counter_write("MyIngress.cbt_marks", port * 4 + traffic_class, 0, 1000)
+        sampler = Sampler(address, 0, loaded.pipeline.p4info, {port: loaded.ports[2].aqm.probes()})
+        sampler.read(0, time.time_ns())  # the run's first read: counters start from here
         for traffic_class, occupancy in ((0, 11), (1, 7), (2, 5)):
             cell = port * 4 + traffic_class
             dataplane.register_write("aqm_occupancy", cell, occupancy.to_bytes(4, "big"))
             dataplane.register_write("red_avg", cell, (occupancy << 15).to_bytes(4, "big"))
-            dataplane.counter_write("MyIngress.cbt_marks", cell, 0, 100 + traffic_class)
+            dataplane.counter_write("MyIngress.cbt_marks", cell, 0, 1100 + traffic_class)
         total = port * 4 + 3
         dataplane.register_write("aqm_occupancy", total, (23).to_bytes(4, "big"))
-        sampler = Sampler(address, 0, loaded.pipeline.p4info, {port: loaded.ports[2].aqm.probes()})
-        (row,) = sampler.read(0.0)
+        (row,) = sampler.read(1000, time.time_ns())
         sampler.close()
     finally:
         server.stop()
