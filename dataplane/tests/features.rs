@@ -17,6 +17,10 @@ fn hx(s: &str) -> Value {
 fn e(op: &str, l: Value, r: Value) -> Value {
     json!({"type": "expression", "value": {"op": op, "left": l, "right": r}})
 }
+/// A parameter of type expression: it wraps the expression (JSON_format.md, actions).
+fn param(expr: Value) -> Value {
+    json!({"type": "expression", "value": expr})
+}
 fn assign(dst: Value, src: Value) -> Value {
     json!({"op": "assign", "parameters": [dst, src]})
 }
@@ -107,7 +111,7 @@ fn program() -> Value {
             {"name": "parse_ipv4",
              "parser_ops": [
                 {"op": "extract", "parameters": [{"type": "regular", "value": "ipv4"}]},
-                {"op": "set", "parameters": [f("scalars", "tmp"), e("&", e("+", f("ipv4", "ttl"), hx("0x01")), hx("0xffffffff"))]},
+                {"op": "set", "parameters": [f("scalars", "tmp"), param(e("&", e("+", f("ipv4", "ttl"), hx("0x01")), hx("0xffffffff")))]},
                 {"op": "verify", "parameters": [e(">=", f("ipv4", "ihl"), hx("0x05")), hx("0x7")]}
              ],
              "transition_key": [],
@@ -125,7 +129,7 @@ fn program() -> Value {
              "primitives": [
                 {"op": "register_read", "parameters": [f("scalars", "cnt"), {"type": "register_array", "value": "hits"}, hx("0x1")]},
                 {"op": "register_write", "parameters": [{"type": "register_array", "value": "hits"}, hx("0x1"),
-                    e("&", e("+", f("scalars", "cnt"), hx("0x1")), hx("0xffff"))]},
+                    param(e("&", e("+", f("scalars", "cnt"), hx("0x1")), hx("0xffff")))]},
                 assign(f("ipv4", "id"), f("scalars", "cnt")),
                 assign(f("ipv4", "tos"), f("scalars", "tmp")),
                 assign(f("ipv4", "frag"), sm("checksum_error")),

@@ -15,7 +15,7 @@ from typing import Any
 from p4compiler import ast
 from p4compiler import types as t
 from p4compiler.backend import assignments, externs
-from p4compiler.backend.expressions import ExpressionEncoder, Json, const_int, hexstr, node
+from p4compiler.backend.expressions import ExpressionEncoder, Json, const_int, hexstr, node, op
 from p4compiler.backend.parser_states import ParserLowering, ValueSetInfo
 from p4compiler.backend.storage import (
     SCALARS,
@@ -107,6 +107,8 @@ class Bmv2Builder(ParserLowering):
         self.return_target: ast.Expression | None = None
         self.pipeline_tables: list[Json] = []
         self.conditionals: list[Json] = []
+        # Conditional ids are unique in the whole file, not per pipeline (JSON_format.md).
+        self.conditional_count = 0
 
     # ---- program -------------------------------------------------------------------
 
@@ -384,7 +386,7 @@ class Bmv2Builder(ParserLowering):
     ) -> list[Json]:
         """An `if` inside an action, with BMv2's jump primitives (as newer p4c emits):
         _jump_if_zero(cond, else); then...; _jump(end); else...; end:"""
-        skip = externs.primitive("_jump_if_zero", [_op("b2d", None, enc.boolean(s.cond)), {}])
+        skip = externs.primitive("_jump_if_zero", [op("b2d", None, enc.boolean(s.cond)), {}])
         then = self.primitives([s.then], enc, owner, base + 1)
         result = [skip, *then]
         if s.otherwise is not None:
@@ -610,12 +612,13 @@ class Bmv2Builder(ParserLowering):
         self.conditionals.append(
             {
                 "name": name,
-                "id": len(self.conditionals),
+                "id": self.conditional_count,
                 "expression": self.encoder().boolean(cond),
                 "true_next": then,
                 "false_next": otherwise,
             }
         )
+        self.conditional_count += 1
         return name
 
     def switch(self, s: ast.SwitchStatement, nxt: str | None) -> str | None:
@@ -751,8 +754,6 @@ class Bmv2Builder(ParserLowering):
             keys.append(self.key_element(el, enc, key_prims))
         kinds = {k["match_type"] for k in keys}
         match_type = next((k for k in ("range", "ternary", "lpm") if k in kinds), "exact")
-        if "optional" in kinds and match_type == "exact":
-            match_type = "ternary"
         action_decls = self.table_actions(decl)
         default = decl.property("default_action")
         if default is None and all(a is not self.noaction() for a in action_decls):
@@ -958,7 +959,10 @@ class Bmv2Builder(ParserLowering):
                     externs.primitive("assign", [node("field", [SCALARS, loc.field]), enc.data(e)])
                 )
             target = [loc.instance, loc.field]
-        return {"match_type": el.match_kind, "name": name, "target": target, "mask": mask}
+        # BMv2's key match types are valid, exact, lpm, ternary and range (JSON_format.md,
+        # pipelines): an `optional` key, exact or wildcard, is a ternary one there.
+        kind = "ternary" if el.match_kind == "optional" else el.match_kind
+        return {"match_type": kind, "name": name, "target": target, "mask": mask}
 
     # ---- checksums and deparser -----------------------------------------------------
 
@@ -1124,10 +1128,6 @@ def header_type_json(h: HeaderType, id_: int) -> Json:
     if h.max_length is not None:
         out["max_length"] = h.max_length
     return out
-
-
-def _op(name: str, left: Json | None, right: Json) -> Json:
-    return node("expression", {"op": name, "left": left, "right": right})
 
 
 def build(checked: CheckedProgram, program_name: str) -> Bmv2Program:

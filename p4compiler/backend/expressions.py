@@ -50,7 +50,34 @@ def node(kind: str, value: Any) -> Json:
 
 
 def op(name: str, left: Json | None, right: Json | None, **extra: Json) -> Json:
-    return node("expression", {"op": name, "left": left, "right": right, **extra})
+    """An expression node (JSON_format.md, "The type value object").  Inside an
+    expression an action parameter is a `local`, not `runtime_data` (which only a
+    primitive's parameter may be): operands are converted here, as p4c does."""
+    operands = {"left": _local(left), "right": _local(right)}
+    return node(
+        "expression",
+        {"op": name, **operands, **{k: _local(v) for k, v in extra.items()}},
+    )
+
+
+def _local(operand: Json | None) -> Json | None:
+    if operand is not None and operand.get("type") == "runtime_data":
+        return node("local", operand["value"])
+    return operand
+
+
+def param(value: Json) -> Json:
+    """`value` as a parameter of a primitive or of a parser `set`/`advance`
+    (JSON_format.md, "actions": a parameter of type `expression` holds a whole type
+    value object, so an expression node is wrapped once more).  A `stack_field` is
+    wrapped too, as p4c wraps it: a parser `set` takes no bare stack_field source.
+    Other parameter types (field, hexstr, runtime_data, header, ...) stand as they are;
+    a `parameters_vector` (log_msg) holds parameters."""
+    if value.get("type") in ("expression", "stack_field"):
+        return node("expression", value)
+    if value.get("type") == "parameters_vector":
+        return node("parameters_vector", [param(v) for v in value["value"]])
+    return value
 
 
 def field_node(ref: FieldRef) -> Json:

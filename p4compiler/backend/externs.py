@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from p4compiler import ast
 from p4compiler import types as t
-from p4compiler.backend.expressions import ExpressionEncoder, Json, hexstr, node
+from p4compiler.backend.expressions import ExpressionEncoder, Json, hexstr, node, param
 from p4compiler.backend.storage import FieldRef, Location, StructRef
 from p4compiler.diagnostics import CompileError, SourcePos
 from p4compiler.typecheck import Symbol, const_value
@@ -220,12 +220,22 @@ def field_list(enc: ExpressionEncoder, e: ast.Expression) -> list[Json]:
         value = enc.data(item)
         if value["type"] not in ("field", "hexstr", "header"):
             raise CompileError(item.pos, "hash and checksum inputs must be fields or constants")
+        if value["type"] == "hexstr":
+            # A constant input needs its width: the hex string cannot give it
+            # (JSON_format.md, "calculations").
+            if not isinstance(item.type, t.Bits):
+                raise CompileError(
+                    item.pos, "a constant hash or checksum input needs a width, e.g. 8w5"
+                )
+            value = {**value, "bitwidth": item.type.width}
         result.append(value)
     return result
 
 
 def primitive(name: str, params: list[Json]) -> Json:
-    return {"op": name, "parameters": params}
+    """A primitive call; its parameters in the form JSON_format.md's "actions" gives
+    them (an expression parameter wraps its expression once more, see `param`)."""
+    return {"op": name, "parameters": [param(p) for p in params]}
 
 
 def call_primitives(call: ast.Call, enc: ExpressionEncoder, tables: ExternTables) -> list[Json]:
@@ -366,7 +376,9 @@ def _function(
     if name == "truncate":
         return [primitive("truncate", [enc.data(args[0])])]
     if name in ("assert", "assume"):
-        return [primitive(name, [enc.boolean(args[0])])]
+        # BMv2's assert and assume take data (core primitives), so the condition is
+        # converted with b2d, as p4c does; a bare bool is no primitive parameter.
+        return [primitive(name, [enc.data(args[0])])]
     if name == "log_msg":
         # The format's `{}` are filled by the values of the second argument, in order.
         if not isinstance(args[0], ast.StringLiteral):

@@ -13,7 +13,14 @@ from dataclasses import dataclass
 from p4compiler import ast
 from p4compiler import types as t
 from p4compiler.backend import assignments, externs
-from p4compiler.backend.expressions import ExpressionEncoder, Json, const_int, hexstr, node
+from p4compiler.backend.expressions import (
+    ExpressionEncoder,
+    Json,
+    const_int,
+    hexstr,
+    node,
+    param,
+)
 from p4compiler.backend.storage import SCALARS, FieldRef, HeaderRef, Layout, StackRef
 from p4compiler.diagnostics import CompileError
 from p4compiler.names import qualified_name
@@ -72,9 +79,9 @@ class ParserLowering:
             return {"parameters": [header], "op": "extract"}
         if not varbit:
             raise CompileError(call.pos, "extract(hdr, bits) needs a header with a varbit field")
-        size = enc.data(call.args[1].value)
-        if size.get("type") != "expression":
-            size = {"type": "expression", "value": size}
+        # The length "must be of type expression" (JSON_format.md, parser operations):
+        # whatever it is (field, constant or expression node), it is wrapped once.
+        size = node("expression", enc.data(call.args[1].value))
         return {"parameters": [header, size], "op": "extract_VL"}
 
     def _has_varbit(self, instance: str) -> bool:
@@ -158,7 +165,8 @@ class ParserLowering:
             ):
                 return [self.extract(call, enc)]
             if isinstance(sym, Symbol) and sym.kind == "method" and sym.name == "advance":
-                return [{"parameters": [enc.data(call.args[0].value)], "op": "advance"}]
+                bits = param(enc.data(call.args[0].value))
+                return [{"parameters": [bits], "op": "advance"}]
             if isinstance(sym, Symbol) and sym.kind == "extern_function" and sym.name == "verify":
                 args = [a.value for a in call.args]
                 return [{"parameters": [enc.boolean(args[0]), enc.data(args[1])], "op": "verify"}]
@@ -182,17 +190,18 @@ class ParserLowering:
         widths: list[int] = []
         for k in tr.keys:
             widths.append(t.width_of(k.type))
-            if (peek := _lookahead(k) or enc.stack_last(k)) is not None:
+            # A key is a field, a stack_field or a lookahead (JSON_format.md, parsers).
+            peek = _lookahead(k) or enc.stack_last(k)
+            if peek is not None and peek["type"] in ("lookahead", "stack_field"):
                 key.append(peek)
                 continue
             loc = enc.locate(k) if enc.is_storage(k) else None
             if not isinstance(loc, FieldRef):
-                # BMv2 keys are fields: an expression is first computed into a temporary
-                # at the end of the state's ops (as p4c does).
+                # Anything else (`s.lastIndex`, an expression) is first computed into a
+                # temporary field at the end of the state's ops (as p4c does).
                 loc = FieldRef(SCALARS, self.layout.add_scalar("tmp_select", k.type, k.pos))
-                ops.append(
-                    {"parameters": [node("field", [SCALARS, loc.field]), enc.data(k)], "op": "set"}
-                )
+                target = node("field", [SCALARS, loc.field])
+                ops.append({"parameters": [target, param(enc.data(k))], "op": "set"})
             key.append(node("field", [loc.instance, loc.field]))
         result = []
         for case in tr.cases:

@@ -92,7 +92,7 @@ def test_extern_arrays_and_primitives(compile_text: CompileText) -> None:
     calc = program["calculations"][0]
     assert calc["algo"] == "crc16" and len(calc["input"]) == 2
     flag = _action(program, "I.rd")["primitives"][-1]["parameters"][1]
-    assert flag["value"]["op"] == "b2d"
+    assert flag["type"] == "expression" and flag["value"]["value"]["op"] == "b2d"
     assert info.registers[0].preamble.name == "I.qlen"
     assert info.registers[0].type_spec.bitstring.bit.bitwidth == 32
     assert info.counters[0].spec.unit == p4i.CounterSpec.PACKETS
@@ -117,7 +117,7 @@ def test_if_in_action_uses_jumps(compile_text: CompileText) -> None:
     program, _ = _load(compile_text, EXTERNS)
     skip, then, leave, otherwise = _action(program, "I.mark")["primitives"]
     assert skip["op"] == "_jump_if_zero"
-    assert skip["parameters"][0]["value"]["op"] == "b2d"
+    assert skip["parameters"][0]["value"]["value"]["op"] == "b2d"
     assert skip["parameters"][1] == {"type": "hexstr", "value": "0x00000003"}
     assert then["parameters"][0]["value"] == ["h", "a"]
     assert leave == {"op": "_jump", "parameters": [{"type": "hexstr", "value": "0x00000004"}]}
@@ -147,7 +147,7 @@ def test_select_with_masks_and_concatenation(compile_text: CompileText) -> None:
     assert transitions[1]["value"] == "0x020010" and transitions[1]["mask"] == "0xff00f0"
     egress = program["pipelines"][1]
     act = egress["tables"][0]["actions"][0]
-    concat = _action(program, act)["primitives"][0]["parameters"][1]["value"]
+    concat = _action(program, act)["primitives"][0]["parameters"][1]["value"]["value"]
     assert concat["op"] == "|"
     assert program["deparsers"][0]["order"] == ["h"]
 
@@ -216,7 +216,7 @@ def test_varbit_moves_only_with_its_header(compile_text: CompileText) -> None:
 def test_saturating_arithmetic(compile_text: CompileText) -> None:
     program, _ = _load(compile_text, EXTERNS.replace("m.q = m.q + 1;", "m.q = m.q |-| 1;"))
     value = next(
-        p["parameters"][1]["value"]
+        p["parameters"][1]["value"]["value"]
         for a in program["actions"]
         for p in a["primitives"]
         if p["op"] == "assign"
@@ -576,7 +576,9 @@ control E(inout hs hdr, inout meta_t m, inout standard_metadata_t sm) { apply { 
 def test_functions_are_inlined(compile_text: CompileText) -> None:
     program, _ = _load(compile_text, FUNCTIONS)
     larger, bump = _action(program, "act")["primitives"]
-    value = larger["parameters"][1]["value"]
+    # A primitive's expression parameter wraps a whole expression (JSON_format.md).
+    assert larger["parameters"][1]["type"] == "expression"
+    value = larger["parameters"][1]["value"]["value"]
     assert value["op"] == "?" and value["cond"]["value"]["op"] == ">"
     assert value["left"] == {"type": "field", "value": ["h", "b"]}
     assert bump["parameters"][0] == {"type": "field", "value": ["scalars", "userMetadata.q"]}

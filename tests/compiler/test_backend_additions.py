@@ -87,7 +87,8 @@ def test_stack_last_and_last_index(compile_text: CompileText) -> None:
     assert more["transition_key"] == [{"type": "stack_field", "value": ["s", "a"]}]
     set_n = more["parser_ops"][1]
     assert set_n["op"] == "set"
-    assert set_n["parameters"][1]["value"]["op"] == "last_stack_index"
+    # A `set` source of type expression wraps a whole expression, as in actions.
+    assert set_n["parameters"][1]["value"]["value"]["op"] == "last_stack_index"
 
 
 def test_struct_assignment_is_per_member(compile_text: CompileText) -> None:

@@ -73,7 +73,8 @@ def test_actions_and_lpm_table(tmp_path: Path) -> None:
         {"type": "field", "value": ["standard_metadata", "egress_spec"]},
         {"type": "runtime_data", "value": 2},
     ]
-    ttl = fwd["primitives"][3]["parameters"][1]["value"]
+    # The expression parameter wraps the expression once more (JSON_format.md, actions).
+    ttl = fwd["primitives"][3]["parameters"][1]["value"]["value"]
     assert ttl["op"] == "&" and ttl["right"] == {"type": "hexstr", "value": "0xff"}
     drop = _by_name(program["actions"], "MyIngress.drop")
     assert drop["primitives"] == [

@@ -36,6 +36,11 @@ def expr(op: str, left: dict, right: dict) -> dict:
     return {"type": "expression", "value": {"op": op, "left": left, "right": right}}
 
 
+def param(value: dict) -> dict:
+    """A primitive parameter: an expression is wrapped once more (JSON_format.md)."""
+    return {"type": "expression", "value": value} if value["type"] == "expression" else value
+
+
 def masked(op: str, left: dict, right: dict) -> dict:
     return expr("&", expr(op, left, right), hexstr(MASK))
 
@@ -46,12 +51,12 @@ def read(dst: str, reg: str) -> dict:
 
 
 def write(reg: str, value: dict) -> dict:
-    params = [{"type": "register_array", "value": reg}, hexstr(0), value]
+    params = [{"type": "register_array", "value": reg}, hexstr(0), param(value)]
     return {"op": "register_write", "parameters": params}
 
 
 def assign(dst: dict, value: dict) -> dict:
-    return {"op": "assign", "parameters": [dst, value]}
+    return {"op": "assign", "parameters": [dst, param(value)]}
 
 
 def spin(at: int, times: int) -> list[dict]:
@@ -60,7 +65,7 @@ def spin(at: int, times: int) -> list[dict]:
     return [
         assign(field("i"), hexstr(0)),
         assign(field("i"), masked("+", field("i"), hexstr(1))),
-        {"op": "_jump_if_zero", "parameters": [done, hexstr(at + 1)]},
+        {"op": "_jump_if_zero", "parameters": [param(done), hexstr(at + 1)]},
     ]
 
 

@@ -159,7 +159,8 @@ def test_key_width_must_equal_the_member_width() -> None:
             "masked transition on parse_vset 'p.vs' is not supported",
         ),
         (
-            lambda p: p["parse_vsets"].append(dict(p["parse_vsets"][0])),
+            # Another id (the same id is refused first, as BMv2 refuses it), the same name.
+            lambda p: p["parse_vsets"].append(dict(p["parse_vsets"][0], id=1)),
             "parse_vset 'p.vs': defined twice",
         ),
         (

@@ -23,12 +23,17 @@ def program(size: dict | None = None, **changes: object) -> dict:
     """v: a(4), opts(varbit, at most 3 bytes), b(4); extracted with `size`
     bits (default: 8 * len), after a 1-byte `len` header. Ingress writes
     the parser error into len."""
+    # extract_VL's length is of type expression, whose value is the expression
+    # (JSON_format.md, parser operations).
     size = size or {
         "type": "expression",
         "value": {
-            "op": "*",
-            "left": field("l", "len"),
-            "right": {"type": "hexstr", "value": "0x08"},
+            "type": "expression",
+            "value": {
+                "op": "*",
+                "left": field("l", "len"),
+                "right": {"type": "hexstr", "value": "0x08"},
+            },
         },
     }
     prog = {

@@ -85,7 +85,9 @@ mod tests {
             "right": {"type": "hexstr", "value": "0x1"}}});
         let masked = json!({"type": "expression", "value": {"op": "&", "left": plus,
             "right": {"type": "hexstr", "value": "0xffffffff"}}});
-        json!({"op": "register_write", "parameters": [reg(r), zero(), masked]})
+        // A parameter of type expression wraps the expression (JSON_format.md).
+        let param = json!({"type": "expression", "value": masked});
+        json!({"op": "register_write", "parameters": [reg(r), zero(), param]})
     }
 
     const INC_SLOW: usize = 0;

@@ -334,16 +334,17 @@ pub struct ConstEntry {
 #[derive(Debug, Deserialize)]
 pub struct ConstKey {
     pub match_type: String,
+    /// A hex string; a boolean for a `valid` key.
     #[serde(default)]
-    pub key: Option<String>,
+    pub key: Option<Value>,
     #[serde(default)]
-    pub mask: Option<String>,
+    pub mask: Option<Value>,
     #[serde(default)]
     pub prefix_length: Option<u32>,
     #[serde(default)]
-    pub start: Option<String>,
+    pub start: Option<Value>,
     #[serde(default)]
-    pub end: Option<String>,
+    pub end: Option<Value>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -32,24 +32,120 @@ pub fn load(text: &[u8]) -> Result<Program> {
             return Err(format!("unsupported top-level key '{key}'"));
         }
     }
+    check_version(obj.get("__meta__"))?;
+    check_ids(obj)?;
     let json: Json =
         serde_json::from_value(raw).map_err(|e| format!("malformed BMv2 JSON: {e}"))?;
     Loader::default().run(json)
 }
 
-/// Parses a BMv2 hex string (`0x0800`, `-0x1`, or decimal) into bytes,
-/// big-endian, without sign.
+/// The format version this loader reads (JSON_format.md, "Current bmv2 JSON
+/// format version"): BMv2 refuses another major version, and a minor
+/// version newer than its own.
+const JSON_VERSION: (i64, i64) = (2, 23);
+
+/// `__meta__.version`, when present, is `[major, minor]` (JSON_format.md,
+/// `__meta__`); a file without one is accepted, as BMv2 accepts it.
+fn check_version(meta: Option<&Value>) -> Result<()> {
+    let Some(version) = meta.and_then(|m| m.get("version")) else {
+        return Ok(());
+    };
+    let pair = version
+        .as_array()
+        .filter(|a| a.len() == 2)
+        .and_then(|a| Some((a[0].as_i64()?, a[1].as_i64()?)))
+        .ok_or_else(|| {
+            format!("__meta__: 'version' must be [major, minor], two integers, got {version}")
+        })?;
+    let (major, minor) = JSON_VERSION;
+    if pair.0 != major {
+        return Err(format!(
+            "__meta__: BMv2 JSON major version {major} is required, this file has {}",
+            pair.0
+        ));
+    }
+    if pair.1 > minor {
+        return Err(format!(
+            "__meta__: the most recent BMv2 JSON version supported is {major}.{minor}, \
+             this file has {}.{}",
+            pair.0, pair.1
+        ));
+    }
+    Ok(())
+}
+
+/// BMv2 refuses two objects of one kind with the same id ("Several objects of
+/// type 'X' have the same id N"); ids are otherwise unused here. Tables,
+/// conditionals and action profiles are checked per pipeline, parse states
+/// per parser, as BMv2 checks them (JSON_format.md asks more: table,
+/// conditional, action profile and parse state ids unique in the file).
+fn check_ids(obj: &serde_json::Map<String, Value>) -> Result<()> {
+    fn unique(items: Option<&Value>, kind: &str) -> Result<()> {
+        let mut seen = std::collections::HashSet::new();
+        for id in items
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|o| o.get("id").and_then(Value::as_i64))
+        {
+            if !seen.insert(id) {
+                return Err(format!(
+                    "several objects of type '{kind}' have the same id {id}"
+                ));
+            }
+        }
+        Ok(())
+    }
+    for (key, kind) in [
+        ("header_types", "header type"),
+        ("headers", "header"),
+        ("header_stacks", "header stack"),
+        ("parsers", "parser"),
+        ("parse_vsets", "parser vset"),
+        ("deparsers", "deparser"),
+        ("calculations", "calculation"),
+        ("counter_arrays", "counter"),
+        ("meter_arrays", "meter"),
+        ("register_arrays", "register"),
+        ("actions", "action"),
+        ("pipelines", "pipeline"),
+        ("checksums", "checksum"),
+        ("learn_lists", "learn list"),
+        ("field_lists", "field list"),
+        ("extern_instances", "extern"),
+    ] {
+        unique(obj.get(key), kind)?;
+    }
+    for p in obj
+        .get("pipelines")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        unique(p.get("tables"), "table")?;
+        unique(p.get("conditionals"), "condition")?;
+        unique(p.get("action_profiles"), "action profile")?;
+    }
+    for p in obj
+        .get("parsers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        unique(p.get("parse_states"), "parse state")?;
+    }
+    Ok(())
+}
+
+/// Parses a BMv2 hex string (`0x0800`, `-0x1`) into bytes, big-endian,
+/// without sign. As BMv2 does (`Data::set`, `ByteContainer`), the digits are
+/// hexadecimal whether or not `0x` precedes them: `"10"` is sixteen.
 fn hex_bytes(s: &str) -> Result<(bool, Vec<u8>)> {
     let (neg, body) = match s.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, s),
     };
-    let digits = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        h.to_owned()
-    } else {
-        let v: u128 = body.parse().map_err(|_| format!("bad number '{s}'"))?;
-        format!("{v:x}")
-    };
+    let digits = body.strip_prefix("0x").unwrap_or(body).to_owned();
     if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_hexdigit()) {
         return Err(format!("bad hex string '{s}'"));
     }
@@ -480,6 +576,14 @@ impl Loader {
     fn expr(&self, v: &Value, sc: Scope) -> Result<Expr> {
         let what = sc.what;
         let val = &v["value"];
+        if v.get("type").is_none() {
+            // What BMv2 says of an untyped object where an expression is due, such
+            // as an {op, left, right} that is not wrapped in a type value object.
+            return Err(format!(
+                "{what}: Invalid 'type' in expression: '' (an expression is a type value \
+                 object, {{\"type\": ..., \"value\": ...}})"
+            ));
+        }
         Ok(match type_of(v) {
             "field" => match self.field_or_valid(val, what)? {
                 KeySource::Field(f) => Expr::Field(f),
@@ -513,18 +617,14 @@ impl Loader {
             "bool" => Expr::Const(i128::from(
                 val.as_bool().ok_or_else(|| format!("{what}: bad bool"))?,
             )),
-            "runtime_data" | "local" => {
-                let i = val
-                    .as_u64()
-                    .ok_or_else(|| format!("{what}: bad parameter index {val}"))?
-                    as usize;
-                if i >= sc.params {
-                    return Err(format!(
-                        "{what}: parameter index {i} out of range ({} parameters)",
-                        sc.params
-                    ));
-                }
-                Expr::Param(i)
+            // Inside an expression an action parameter is a `local`; `runtime_data`
+            // is only a primitive's parameter (BMv2 refuses it here).
+            "local" => self.param_index(val, sc)?,
+            "runtime_data" => {
+                return Err(format!(
+                    "{what}: Invalid 'type' in expression: 'runtime_data' \
+                     (inside an expression an action parameter is {{\"type\": \"local\"}})"
+                ))
             }
             "expression" => self.op(val, sc)?,
             other => {
@@ -535,11 +635,63 @@ impl Loader {
         })
     }
 
+    /// Index `val` into the action's parameters.
+    fn param_index(&self, val: &Value, sc: Scope) -> Result<Expr> {
+        let what = sc.what;
+        let i = val
+            .as_u64()
+            .ok_or_else(|| format!("{what}: bad parameter index {val}"))? as usize;
+        if i >= sc.params {
+            return Err(format!(
+                "{what}: parameter index {i} out of range ({} parameters)",
+                sc.params
+            ));
+        }
+        Ok(Expr::Param(i))
+    }
+
+    /// A data parameter of a primitive, or of a parser `set` or `advance`
+    /// (JSON_format.md, "actions"): a field, hexstr, runtime_data or
+    /// stack_field stands as it is; a parameter of type `expression` holds a
+    /// whole type value object, `{"type": "expression", "value": {"type":
+    /// "expression", "value": {op, left, right}}}` for an operation. BMv2
+    /// reads the inner object as the expression, so an `{op, left, right}`
+    /// right under the parameter has no type: `Invalid 'type' in expression: ''`.
+    fn param(&self, v: &Value, sc: Scope) -> Result<Expr> {
+        let what = sc.what;
+        let val = &v["value"];
+        match type_of(v) {
+            "field" | "hexstr" | "stack_field" => self.expr(v, sc),
+            "runtime_data" => self.param_index(val, sc),
+            "expression" => {
+                let inner = val.get("type").and_then(Value::as_str).unwrap_or("");
+                if inner.is_empty() {
+                    return Err(format!(
+                        "{what}: Invalid 'type' in expression: '' (a parameter of type \
+                         'expression' wraps a typed value: {{\"type\": \"expression\", \
+                         \"value\": {{\"type\": \"expression\", \"value\": {{op, left, right}}}}}})"
+                    ));
+                }
+                self.expr(val, sc)
+            }
+            other => Err(format!(
+                "{what}: Parameter type '{other}' not supported here (a data parameter is \
+                 a field, hexstr, runtime_data, stack_field or expression)"
+            )),
+        }
+    }
+
     fn op(&self, v: &Value, sc: Scope) -> Result<Expr> {
         let what = sc.what;
-        // An "expression" may wrap another typed value.
-        if v.get("type").is_some() {
-            return self.expr(v, sc);
+        // The value of an expression node is {op, left, right} (JSON_format.md,
+        // "The type value object"); a wrapped typed value is a primitive
+        // parameter's form only, which BMv2 reads here as an operation without
+        // an 'op'.
+        if let Some(t) = v.get("type") {
+            return Err(format!(
+                "{what}: an expression's value must be {{op, left, right}}, not a typed \
+                 value (type {t}); only a primitive parameter wraps one"
+            ));
         }
         let op = v["op"]
             .as_str()
@@ -592,6 +744,16 @@ impl Loader {
         }
         if let Some(b) = bin {
             return Ok(Expr::Binary(b, operand("left")?, operand("right")?));
+        }
+        let unary = matches!(
+            op,
+            "not" | "~" | "d2b" | "b2d" | "valid" | "last_stack_index" | "valid_union"
+        );
+        if unary && !v["left"].is_null() {
+            // BMv2 would evaluate the stray left operand too.
+            return Err(format!(
+                "{what}: unary operator '{op}' takes no 'left' operand (it must be null)"
+            ));
         }
         Ok(match op {
             "not" => Expr::Unary(UnOp::Not, operand("right")?),
@@ -689,8 +851,20 @@ impl Loader {
                 Err(format!("{what}: expected {n} parameters, got {}", ps.len()))
             }
         };
-        let jump_target = |v: &Value| -> Result<usize> {
-            let t = match self.expr(v, sc)? {
+        // A data parameter, read as BMv2 reads a primitive's parameter; errors
+        // name the action, the primitive and the parameter.
+        let data = |i: usize| -> Result<Expr> {
+            let w = format!("{what}: parameter {i}");
+            self.param(
+                arg(i)?,
+                Scope {
+                    what: &w,
+                    params: sc.params,
+                },
+            )
+        };
+        let jump_target = |i: usize| -> Result<usize> {
+            let t = match data(i)? {
                 Expr::Const(t) if t >= 0 && (t as usize) <= body_len => t as usize,
                 _ => {
                     return Err(format!(
@@ -715,14 +889,8 @@ impl Loader {
         Ok(match op {
             "assign" | "modify_field" => {
                 arity(2)?;
-                if type_of(arg(0)?) == "header" {
-                    Primitive::AssignHeader {
-                        dst: self.typed_header(arg(0)?, &what)?,
-                        src: self.typed_header(arg(1)?, &what)?,
-                    }
-                } else {
-                    Primitive::Assign(self.typed_field(arg(0)?, &what)?, self.expr(arg(1)?, sc)?)
-                }
+                // BMv2's assign copies data into a field; headers have assign_header.
+                Primitive::Assign(self.typed_field(arg(0)?, &what)?, data(1)?)
             }
             "add_to_field" | "subtract_from_field" => {
                 arity(2)?;
@@ -734,11 +902,7 @@ impl Loader {
                 };
                 Primitive::Assign(
                     dst,
-                    Expr::Binary(
-                        b,
-                        Box::new(Expr::Field(dst)),
-                        Box::new(self.expr(arg(1)?, sc)?),
-                    ),
+                    Expr::Binary(b, Box::new(Expr::Field(dst)), Box::new(data(1)?)),
                 )
             }
             "assign_header" => {
@@ -769,7 +933,7 @@ impl Loader {
                     return Err(format!("{what}: expected a header_stack"));
                 }
                 let stack = self.stack(&arg(0)?["value"], &what)?;
-                let count = match self.expr(arg(1)?, sc)? {
+                let count = match data(1)? {
                     Expr::Const(c) if c >= 0 => c as usize,
                     _ => return Err(format!("{what}: count must be a constant")),
                 };
@@ -779,40 +943,59 @@ impl Loader {
                     push: op == "push",
                 }
             }
-            "mark_to_drop" | "drop" => Primitive::MarkToDrop,
-            "exit" => Primitive::Exit,
-            "no_op" => Primitive::NoOp,
+            // simple_switch's mark_to_drop(standard_metadata); drop() is its
+            // P4_14 form without a parameter.
+            "mark_to_drop" => {
+                arity(1)?;
+                self.typed_header(arg(0)?, &what)?;
+                Primitive::MarkToDrop
+            }
+            "drop" => {
+                arity(0)?;
+                Primitive::MarkToDrop
+            }
+            "exit" => {
+                arity(0)?;
+                Primitive::Exit
+            }
+            "no_op" => {
+                arity(0)?;
+                Primitive::NoOp
+            }
             "count" => {
                 arity(2)?;
                 Primitive::Count {
                     counter: named(arg(0)?, "counter_array", &self.counters)?,
-                    index: self.expr(arg(1)?, sc)?,
+                    index: data(1)?,
                 }
             }
             "clone_ingress_pkt_to_egress" | "clone_egress_pkt_to_egress" => {
                 let egress = op == "clone_egress_pkt_to_egress";
+                arity(2)?;
                 if !egress {
                     self.clones_in_ingress.set(true);
                 }
                 Primitive::Clone {
-                    session: self.expr(arg(0)?, sc)?,
+                    session: data(0)?,
                     egress,
-                    field_list: self.field_list_arg(ps.get(1), sc)?,
+                    field_list: self.field_list_arg(data(1)?, &what)?,
                 }
             }
             "resubmit" | "resubmit_preserving_field_list" => {
-                Primitive::Resubmit(self.field_list_arg(ps.first(), sc)?)
+                arity(1)?;
+                Primitive::Resubmit(self.field_list_arg(data(0)?, &what)?)
             }
             "recirculate" | "recirculate_preserving_field_list" => {
-                Primitive::Recirculate(self.field_list_arg(ps.first(), sc)?)
+                arity(1)?;
+                Primitive::Recirculate(self.field_list_arg(data(0)?, &what)?)
             }
             "truncate" => {
                 arity(1)?;
-                Primitive::Truncate(self.expr(arg(0)?, sc)?)
+                Primitive::Truncate(data(0)?)
             }
             "generate_digest" => {
                 arity(2)?;
-                let id = match self.expr(arg(1)?, sc)? {
+                let id = match data(1)? {
                     Expr::Const(c) => c,
                     _ => return Err(format!("{what}: learn list id must be a constant")),
                 };
@@ -827,7 +1010,7 @@ impl Loader {
                 arity(3)?;
                 Primitive::ExecuteMeter {
                     meter: named(arg(0)?, "meter_array", &self.meters)?,
-                    index: self.expr(arg(1)?, sc)?,
+                    index: data(1)?,
                     dst: self.typed_field(arg(2)?, &what)?,
                 }
             }
@@ -836,23 +1019,23 @@ impl Loader {
                 Primitive::RegisterRead {
                     dst: self.typed_field(arg(0)?, &what)?,
                     register: named(arg(1)?, "register_array", &self.registers)?,
-                    index: self.expr(arg(2)?, sc)?,
+                    index: data(2)?,
                 }
             }
             "register_write" => {
                 arity(3)?;
                 Primitive::RegisterWrite {
                     register: named(arg(0)?, "register_array", &self.registers)?,
-                    index: self.expr(arg(1)?, sc)?,
-                    value: self.expr(arg(2)?, sc)?,
+                    index: data(1)?,
+                    value: data(2)?,
                 }
             }
             "modify_field_rng_uniform" => {
                 arity(3)?;
                 Primitive::Random {
                     dst: self.typed_field(arg(0)?, &what)?,
-                    lo: self.expr(arg(1)?, sc)?,
-                    hi: self.expr(arg(2)?, sc)?,
+                    lo: data(1)?,
+                    hi: data(2)?,
                 }
             }
             "modify_field_with_hash_based_offset" => {
@@ -867,42 +1050,58 @@ impl Loader {
                 let name = c["value"].as_str().unwrap_or("");
                 Primitive::Hash {
                     dst: self.typed_field(arg(0)?, &what)?,
-                    base: self.expr(arg(1)?, sc)?,
+                    base: data(1)?,
                     calculation: self
                         .calculations
                         .get(name)
                         .copied()
                         .ok_or_else(|| format!("{what}: unknown calculation '{name}'"))?,
-                    max: self.expr(arg(3)?, sc)?,
+                    max: data(3)?,
                 }
             }
             "_jump" => {
                 arity(1)?;
-                Primitive::Jump(jump_target(arg(0)?)?)
+                Primitive::Jump(jump_target(0)?)
             }
             "_jump_if_zero" => {
                 arity(2)?;
-                Primitive::JumpIfZero(self.expr(arg(0)?, sc)?, jump_target(arg(1)?)?)
+                Primitive::JumpIfZero(data(0)?, jump_target(1)?)
             }
             "log_msg" => {
-                let fmt = arg(0)?["value"].as_str().unwrap_or("").to_owned();
-                let args = match ps.get(1) {
-                    Some(v) if type_of(v) == "parameters_vector" => v["value"]
-                        .as_array()
-                        .map(|a| {
-                            a.iter()
-                                .map(|x| self.expr(x, sc))
-                                .collect::<Result<Vec<_>>>()
-                        })
-                        .transpose()?
-                        .unwrap_or_default(),
-                    _ => Vec::new(),
-                };
+                // log_msg(string, parameters_vector) (JSON_format.md, actions);
+                // the vector's items are parameters themselves.
+                arity(2)?;
+                let (f, v) = (arg(0)?, arg(1)?);
+                if type_of(f) != "string" || type_of(v) != "parameters_vector" {
+                    return Err(format!(
+                        "{what}: expected a string and a parameters_vector, got types '{}' and '{}'",
+                        type_of(f),
+                        type_of(v)
+                    ));
+                }
+                let fmt = f["value"].as_str().unwrap_or("").to_owned();
+                let items = v["value"]
+                    .as_array()
+                    .ok_or_else(|| format!("{what}: parameters_vector value must be an array"))?;
+                let args = items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| {
+                        let w = format!("{what}: parameters_vector item {i}");
+                        self.param(
+                            x,
+                            Scope {
+                                what: &w,
+                                params: sc.params,
+                            },
+                        )
+                    })
+                    .collect::<Result<Vec<_>>>()?;
                 Primitive::Log { fmt, args }
             }
             "assert" | "assume" => {
                 arity(1)?;
-                Primitive::Assert(self.expr(arg(0)?, sc)?)
+                Primitive::Assert(data(0)?)
             }
             other => return Err(format!("{base}: primitive '{other}' is not supported")),
         })
@@ -950,8 +1149,25 @@ impl Loader {
                         .get(i)
                         .ok_or_else(|| format!("{opw}: missing parameter {i}"))
                 };
+                // BMv2 checks each op's parameter count (JSON_format.md, parser
+                // operations).
+                let arity = |n: usize| -> Result<()> {
+                    if op.parameters.len() == n {
+                        Ok(())
+                    } else {
+                        Err(format!(
+                            "{opw}: expected {n} parameters, got {}",
+                            op.parameters.len()
+                        ))
+                    }
+                };
+                let osc = Scope {
+                    what: &opw,
+                    params: 0,
+                };
                 ops.push(match op.op.as_str() {
                     "extract" => {
+                        arity(1)?;
                         let a = arg(0)?;
                         match type_of(a) {
                             "regular" => ParserOp::Extract(self.fixed_header(&a["value"], &opw)?),
@@ -964,53 +1180,67 @@ impl Loader {
                         }
                     }
                     "extract_VL" => {
-                        let size = self.expr(
-                            arg(1)?,
-                            Scope {
-                                what: &opw,
-                                params: 0,
-                            },
-                        )?;
+                        // The length "must be of type expression"; its value is
+                        // the expression itself (a typed value).
+                        arity(2)?;
+                        let len = arg(1)?;
+                        if type_of(len) != "expression" {
+                            return Err(format!(
+                                "{opw}: invalid length type '{}', expected 'expression'",
+                                type_of(len)
+                            ));
+                        }
+                        let size = self.expr(&len["value"], osc)?;
                         ParserOp::ExtractVarbit(self.varbit_header(arg(0)?, &opw)?, size)
                     }
-                    "set" if type_of(arg(1)?) == "lookahead" => {
-                        let (off, w) = lookahead(&arg(1)?["value"], &opw)?;
-                        ParserOp::SetLookahead(self.typed_field(arg(0)?, &opw)?, off, w)
+                    "set" => {
+                        // A field set from a field, hexstr, lookahead or
+                        // expression (the latter a data parameter, as in actions).
+                        arity(2)?;
+                        let (dst, src) = (arg(0)?, arg(1)?);
+                        if type_of(dst) != "field" {
+                            return Err(format!(
+                                "{opw}: invalid destination type '{}', expected 'field'",
+                                type_of(dst)
+                            ));
+                        }
+                        let dst = self.typed_field(dst, &opw)?;
+                        match type_of(src) {
+                            "lookahead" => {
+                                let (off, w) = lookahead(&src["value"], &opw)?;
+                                ParserOp::SetLookahead(dst, off, w)
+                            }
+                            "field" | "hexstr" | "expression" => {
+                                ParserOp::Set(dst, self.param(src, osc)?)
+                            }
+                            other => {
+                                return Err(format!("{opw}: unsupported source type '{other}'"))
+                            }
+                        }
                     }
-                    "set" => ParserOp::Set(
-                        self.typed_field(arg(0)?, &opw)?,
-                        self.expr(
-                            arg(1)?,
-                            Scope {
-                                what: &opw,
-                                params: 0,
-                            },
-                        )?,
-                    ),
-                    "advance" => ParserOp::Advance(self.expr(
-                        arg(0)?,
-                        Scope {
-                            what: &opw,
-                            params: 0,
-                        },
-                    )?),
-                    "verify" => ParserOp::Verify {
-                        cond: self.expr(
-                            arg(0)?,
-                            Scope {
-                                what: &opw,
-                                params: 0,
-                            },
-                        )?,
-                        error: self.expr(
-                            arg(1)?,
-                            Scope {
-                                what: &opw,
-                                params: 0,
-                            },
-                        )?,
-                    },
+                    "advance" => {
+                        arity(1)?;
+                        let bits = arg(0)?;
+                        match type_of(bits) {
+                            "field" | "hexstr" | "expression" => {
+                                ParserOp::Advance(self.param(bits, osc)?)
+                            }
+                            other => {
+                                return Err(format!("{opw}: unsupported parameter type '{other}'"))
+                            }
+                        }
+                    }
+                    "verify" => {
+                        // Both are expressions as they stand (a boolean, and the
+                        // error's value).
+                        arity(2)?;
+                        ParserOp::Verify {
+                            cond: self.expr(arg(0)?, osc)?,
+                            error: self.expr(arg(1)?, osc)?,
+                        }
+                    }
                     "primitive" => {
+                        arity(1)?;
                         let inner = arg(0)?;
                         let name = inner["op"].as_str().unwrap_or("");
                         let params = inner["parameters"].as_array().cloned().unwrap_or_default();
@@ -1028,7 +1258,9 @@ impl Loader {
                         key.push(KeyPart::Lookahead(off, w));
                         key_widths.push(w);
                     }
-                    _ => {
+                    // A key part is a field, a stack_field or a lookahead
+                    // (JSON_format.md, parsers); BMv2 refuses anything else.
+                    "field" | "stack_field" => {
                         let e = self.expr(k, sc)?;
                         let w = match &e {
                             Expr::Field(f) => self.fields[*f].width,
@@ -1036,16 +1268,17 @@ impl Loader {
                                 let first = self.stacks[*st].headers[0];
                                 self.fields[self.headers[first].first_field + off].width
                             }
-                            Expr::Unary(UnOp::B2d, _) | Expr::Valid(_) | Expr::ValidUnion(_) => 1,
-                            _ => {
-                                return Err(format!(
-                                    "{what}: transition key of type '{}' is not supported",
-                                    type_of(k)
-                                ))
-                            }
+                            // `$valid$`, read as a 1-bit field.
+                            _ => 1,
                         };
                         key.push(KeyPart::Expr(e));
                         key_widths.push(w);
+                    }
+                    other => {
+                        return Err(format!(
+                            "{what}: invalid entry in parse state key: type '{other}' \
+                             (a key part is a field, stack_field or lookahead)"
+                        ))
                     }
                 }
             }
@@ -1196,18 +1429,24 @@ impl Loader {
         for k in &t.key {
             let name = k.name.clone().unwrap_or_else(|| k.target.to_string());
             let kw = format!("{what}: key '{name}'");
-            let kind = match k.match_type.as_str() {
-                "optional" => MatchKind::Ternary,
-                "valid" => MatchKind::Exact,
-                m => parse_match_kind(m, &kw)?,
+            // Key match types: valid, exact, lpm, ternary, range (JSON_format.md,
+            // pipelines); a `valid` key's target is a header's name.
+            let (kind, source) = match k.match_type.as_str() {
+                "valid" => (
+                    MatchKind::Exact,
+                    KeySource::Valid(self.header(&k.target, &kw)?),
+                ),
+                m => (
+                    parse_match_kind(m, &kw)?,
+                    self.field_or_valid(&k.target, &kw)?,
+                ),
             };
-            let source = self.field_or_valid(&k.target, &kw)?;
             let width = match source {
                 KeySource::Field(f) => self.fields[f].width,
                 KeySource::Valid(_) => 1,
             };
             let mask = match &k.mask {
-                Some(m) => Some(parse_hex(m, &kw)? as u128 & width_mask(width)),
+                Some(m) => Some(hex_of_width(m, width, &kw)?),
                 None => None,
             };
             keys.push(KeySpec {
@@ -1334,7 +1573,18 @@ impl Loader {
                             .match_key
                             .iter()
                             .zip(&keys)
-                            .map(|(mk, spec)| const_key(mk, spec, &ew))
+                            .zip(&t.key)
+                            .enumerate()
+                            .map(|(i, ((mk, spec), k))| {
+                                if mk.match_type != k.match_type {
+                                    return Err(format!(
+                                        "{ew}: invalid match type for field #{i} in match key, \
+                                         expected {} but got {}",
+                                        k.match_type, mk.match_type
+                                    ));
+                                }
+                                const_key(mk, spec, &ew)
+                            })
                             .collect::<Result<Vec<_>>>()?;
                         // BMv2 priorities: lower wins; ours: higher wins.
                         Ok(Entry {
@@ -1380,15 +1630,14 @@ impl Loader {
         Ok(out)
     }
 
-    /// A field list id parameter; absent, or an id with no field list
-    /// (p4c's 0), keeps no metadata.
-    fn field_list_arg(&self, v: Option<&Value>, sc: Scope) -> Result<Option<usize>> {
-        let Some(v) = v else { return Ok(None) };
-        match self.expr(v, sc)? {
+    /// A field list id parameter; an id with no field list (p4c's 0) keeps
+    /// no metadata.
+    fn field_list_arg(&self, id: Expr, what: &str) -> Result<Option<usize>> {
+        match id {
             Expr::Const(id) => Ok(u32::try_from(id)
                 .ok()
                 .and_then(|id| self.field_list_by_id.get(&id).copied())),
-            _ => Err(format!("{}: field list id must be a constant", sc.what)),
+            _ => Err(format!("{what}: field list id must be a constant")),
         }
     }
 
@@ -1584,8 +1833,24 @@ fn parse_match_kind(s: &str, what: &str) -> Result<MatchKind> {
         "lpm" => MatchKind::Lpm,
         "ternary" => MatchKind::Ternary,
         "range" => MatchKind::Range,
-        other => return Err(format!("{what}: match type '{other}' is not supported")),
+        // BMv2's message; an `optional` P4 key is a ternary one in the JSON.
+        other => return Err(format!("{what}: Invalid match type: '{other}'")),
     })
+}
+
+/// A hex string that must be exactly as wide as a `width`-bit value padded to
+/// whole bytes: table key masks and the keys of table entries
+/// (JSON_format.md, pipelines: "the hexstrings need to have the correct
+/// byte-width").
+fn hex_of_width(s: &str, width: u32, what: &str) -> Result<u128> {
+    let (neg, bytes) = hex_bytes(s).map_err(|e| format!("{what}: {e}"))?;
+    let want = width.div_ceil(8) as usize;
+    if neg || bytes.len() != want {
+        return Err(format!(
+            "{what}: '{s}' must be {want} bytes wide, as the {width}-bit value it matches"
+        ));
+    }
+    Ok(bytes_to_u128(&bytes, what)? & width_mask(width))
 }
 
 /// Splits a select value into one value per key part: BMv2 concatenates the
@@ -1593,16 +1858,19 @@ fn parse_match_kind(s: &str, what: &str) -> Result<MatchKind> {
 fn split_key(s: &str, widths: &[u32], what: &str) -> Result<Vec<u128>> {
     let (_, bytes) = hex_bytes(s).map_err(|e| format!("{what}: {e}"))?;
     let total: usize = widths.iter().map(|w| w.div_ceil(8) as usize).sum();
-    if bytes.len() > total && bytes[..bytes.len() - total].iter().any(|&b| b != 0) {
-        return Err(format!("{what}: select value '{s}' is wider than the key"));
+    if bytes.len() != total {
+        // BMv2: "Parser transition value has incorrect width".
+        return Err(format!(
+            "{what}: select value or mask '{s}' is {} bytes; the key needs exactly {total} \
+             (each key part padded to whole bytes)",
+            bytes.len()
+        ));
     }
-    let mut padded = vec![0u8; total.saturating_sub(bytes.len())];
-    padded.extend_from_slice(&bytes[bytes.len().saturating_sub(total)..]);
     let mut out = Vec::new();
     let mut at = 0;
     for &w in widths {
         let n = w.div_ceil(8) as usize;
-        out.push(bytes_to_u128(&padded[at..at + n], what)? & width_mask(w));
+        out.push(bytes_to_u128(&bytes[at..at + n], what)? & width_mask(w));
         at += n;
     }
     Ok(out)
@@ -1610,20 +1878,40 @@ fn split_key(s: &str, widths: &[u32], what: &str) -> Result<Vec<u128>> {
 
 fn const_key(mk: &json::ConstKey, spec: &KeySpec, what: &str) -> Result<KeyValue> {
     let full = width_mask(spec.width);
-    let num = |s: &Option<String>, name: &str| -> Result<u128> {
+    let num = |s: &Option<Value>, name: &str| -> Result<u128> {
         let s = s
-            .as_deref()
-            .ok_or_else(|| format!("{what}: key '{}' has no '{name}'", spec.name))?;
-        Ok(parse_hex(s, what)? as u128 & full)
+            .as_ref()
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("{what}: key '{}' needs a hex string '{name}'", spec.name))?;
+        hex_of_width(s, spec.width, &format!("{what}: key '{}'", spec.name))
     };
     Ok(match mk.match_type.as_str() {
-        "exact" | "valid" => KeyValue::Masked {
+        "exact" => KeyValue::Masked {
             value: num(&mk.key, "key")?,
             mask: full,
             prefix: None,
         },
+        // A `valid` key is a boolean (JSON_format.md, match-action entry format).
+        "valid" => KeyValue::Masked {
+            value: u128::from(
+                mk.key
+                    .as_ref()
+                    .and_then(Value::as_bool)
+                    .ok_or_else(|| format!("{what}: valid key '{}' needs a boolean", spec.name))?,
+            ),
+            mask: full,
+            prefix: None,
+        },
         "lpm" => {
-            let len = mk.prefix_length.unwrap_or(spec.width).min(spec.width);
+            let len = mk
+                .prefix_length
+                .ok_or_else(|| format!("{what}: lpm key '{}' has no prefix_length", spec.name))?;
+            if len > spec.width {
+                return Err(format!(
+                    "{what}: prefix_length {len} is longer than key '{}' ({} bits)",
+                    spec.name, spec.width
+                ));
+            }
             let mask = prefix_mask(spec.width, len);
             KeyValue::Masked {
                 value: num(&mk.key, "key")? & mask,
@@ -1631,7 +1919,7 @@ fn const_key(mk: &json::ConstKey, spec: &KeySpec, what: &str) -> Result<KeyValue
                 prefix: Some(len),
             }
         }
-        "ternary" | "optional" => {
+        "ternary" => {
             let mask = num(&mk.mask, "mask")?;
             KeyValue::Masked {
                 value: num(&mk.key, "key")? & mask,
@@ -1643,6 +1931,73 @@ fn const_key(mk: &json::ConstKey, spec: &KeySpec, what: &str) -> Result<KeyValue
             low: num(&mk.start, "start")?,
             high: num(&mk.end, "end")?,
         },
-        other => return Err(format!("{what}: match type '{other}' is not supported")),
+        other => return Err(format!("{what}: Invalid match type: '{other}'")),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_strings_are_hexadecimal_with_or_without_0x() {
+        // BMv2's Data and ByteContainer read "10" as sixteen, as "0x10".
+        assert_eq!(parse_hex("0x10", "t"), Ok(16));
+        assert_eq!(parse_hex("10", "t"), Ok(16));
+        assert_eq!(parse_hex("-0x1", "t"), Ok(-1));
+        assert_eq!(hex_bytes("0x800"), Ok((false, vec![0x08, 0x00])));
+        assert!(parse_hex("0x", "t").is_err());
+        assert!(parse_hex("12z", "t").is_err());
+    }
+
+    #[test]
+    fn version_must_be_2_and_at_most_23() {
+        assert!(check_version(None).is_ok());
+        assert!(check_version(Some(&serde_json::json!({"compiler": "x"}))).is_ok());
+        assert!(check_version(Some(&serde_json::json!({"version": [2, 23]}))).is_ok());
+        assert!(check_version(Some(&serde_json::json!({"version": [2, 7]}))).is_ok());
+        let newer = check_version(Some(&serde_json::json!({"version": [2, 24]})));
+        assert!(newer
+            .unwrap_err()
+            .contains("most recent BMv2 JSON version supported is 2.23"));
+        let major = check_version(Some(&serde_json::json!({"version": [3, 0]})));
+        assert!(major.unwrap_err().contains("major version 2 is required"));
+        let shape = check_version(Some(&serde_json::json!({"version": "2.23"})));
+        assert!(shape.unwrap_err().contains("[major, minor]"));
+    }
+
+    #[test]
+    fn ids_are_unique_per_kind_as_bmv2_checks_them() {
+        let ok = serde_json::json!({
+            "actions": [{"id": 0}, {"id": 1}],
+            "pipelines": [{"id": 0, "tables": [{"id": 0}], "conditionals": [{"id": 0}]},
+                          {"id": 1, "tables": [{"id": 1}], "conditionals": [{"id": 0}]}]
+        });
+        assert!(check_ids(ok.as_object().unwrap()).is_ok());
+        let actions = serde_json::json!({"actions": [{"id": 3}, {"id": 3}]});
+        assert_eq!(
+            check_ids(actions.as_object().unwrap()),
+            Err("several objects of type 'action' have the same id 3".to_owned())
+        );
+        let tables =
+            serde_json::json!({"pipelines": [{"id": 0, "tables": [{"id": 2}, {"id": 2}]}]});
+        assert!(check_ids(tables.as_object().unwrap())
+            .unwrap_err()
+            .contains("'table' have the same id 2"));
+        let states =
+            serde_json::json!({"parsers": [{"id": 0, "parse_states": [{"id": 1}, {"id": 1}]}]});
+        assert!(check_ids(states.as_object().unwrap())
+            .unwrap_err()
+            .contains("'parse state' have the same id 1"));
+    }
+
+    #[test]
+    fn select_values_are_exactly_as_wide_as_the_padded_key() {
+        // A 12-bit and a 2-bit key part: 3 bytes (JSON_format.md's example).
+        assert_eq!(split_key("0x0aba03", &[12, 2], "t"), Ok(vec![0xaba, 0x3]));
+        // An odd digit count is padded, as BMv2's ByteContainer pads it.
+        assert_eq!(split_key("0xaba03", &[12, 2], "t"), Ok(vec![0xaba, 0x3]));
+        assert!(split_key("0xaba0", &[12, 2], "t").is_err());
+        assert!(split_key("0x000aba03", &[12, 2], "t").is_err());
+    }
 }
