@@ -10,6 +10,7 @@ from finsy.gnmiclient import GNMIClientError
 
 from controller.bmv2_queues import Bmv2PortError
 from controller.config import ConfigError, ControllerConfig, load_config
+from controller.monitor_sampler import MonitorSampler, record, serves_monitor
 from controller.sampler import Sampler, sample
 from controller.session import PipelineMismatch, SwitchUnreachable, apply_config
 
@@ -46,21 +47,30 @@ def _sample(config: ControllerConfig, args: argparse.Namespace) -> int:
     if args.period_ms <= 0:
         print("p4aqm controller: error: --period-ms must be positive", file=sys.stderr)
         return 2
+    metadata = {
+        "switch": config.switch.model_dump(mode="json"),
+        "pipeline": config.pipeline.model_dump(mode="json"),
+        "ports": {port: c.model_dump(mode="json") for port, c in config.ports.items()},
+    }
+    period_s = args.period_ms / 1000
     try:
-        sampler = Sampler(
-            config.switch.grpc_addr,
-            config.switch.device_id,
-            config.pipeline.p4info,
-            ports,
-            period_s=args.period_ms / 1000,
-            election_id=config.switch.election_id,
-        )
-        metadata = {
-            "switch": config.switch.model_dump(mode="json"),
-            "pipeline": config.pipeline.model_dump(mode="json"),
-            "ports": {port: c.model_dump(mode="json") for port, c in config.ports.items()},
-        }
-        rows = sample(sampler, args.sample, args.period_ms / 1000, args.duration_s, metadata)
+        if serves_monitor(config.switch.grpc_addr):
+            monitor = MonitorSampler(config.switch.grpc_addr, ports, period_s)
+            rows = record(monitor, args.sample, args.duration_s, metadata)
+            print(
+                f"p4aqm controller: the switch's monitor missed {monitor.missed} period(s)"
+                f" and dropped {monitor.overruns} record(s) for a full buffer"
+            )
+        else:
+            sampler = Sampler(
+                config.switch.grpc_addr,
+                config.switch.device_id,
+                config.pipeline.p4info,
+                ports,
+                period_s=period_s,
+                election_id=config.switch.election_id,
+            )
+            rows = sample(sampler, args.sample, period_s, args.duration_s, metadata)
     except (ValueError, OSError) as exc:
         print(f"p4aqm controller: error: --sample: {exc}", file=sys.stderr)
         return 1

@@ -122,14 +122,14 @@ class Sampler:
             else:
                 count = entity.counter_entry.data.packet_count
                 value = count - self._baseline.setdefault((port, probe.column), count)
-            row(port)[probe.column] = _scaled(value, probe)
+            row(port)[probe.column] = scaled(value, probe)
         if self._feed is not None:
             latest = self._feed.latest()
             for port, probe in self._digest_cells:
                 sample = _latest_sample(latest, port, probe.traffic_class)
                 if sample is not None:
                     value = sample.occupancy if probe.digest == "occupancy" else sample.avg
-                    row(port)[probe.column] = _scaled(value, probe)
+                    row(port)[probe.column] = scaled(value, probe)
         return list(rows.values())
 
     def _drop_registers(self) -> bool:
@@ -172,7 +172,7 @@ class Sampler:
         self._channel.close()
 
 
-def _scaled(value: int, probe: Probe) -> int | float:
+def scaled(value: int, probe: Probe) -> int | float:
     # Counts stay integers; only scaled values (fixed point) become floats.
     return value * probe.scale if probe.scale != 1.0 else value
 

@@ -35,6 +35,14 @@ pub(crate) fn register_cell(prog: &Program, name: &str, index: u64) -> ApiResult
     Ok((r, i))
 }
 
+/// The array and index of an indexed (not direct) counter's cell, checked
+/// as `register_cell` checks a register's.
+pub(crate) fn counter_cell(prog: &Program, name: &str, index: u64) -> ApiResult<(usize, usize)> {
+    let c = counter(prog, name)?;
+    let i = check_index("counter", name, index, prog.counters[c].size)?;
+    Ok((c, i))
+}
+
 fn counter(prog: &Program, name: &str) -> ApiResult<usize> {
     let c = prog
         .counter_index(name)

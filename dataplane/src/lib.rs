@@ -8,7 +8,8 @@
 //! the switch's time (real or virtual); `tm/` the traffic manager between
 //! ingress and egress; `pre.rs` multicast groups and clone sessions;
 //! `cpu.rs` packet-ins and digests for the controller; `links.rs` the
-//! propagation delay of each port's link; `ports/` the
+//! propagation delay of each port's link; `monitor/` the queue monitor's
+//! records, grid and ring; `ports/` the
 //! AF_PACKET and in-memory ports; `switch/` ties them into the v1model
 //! flow; `control_plane.rs` the table and value set API; `externs.rs` registers, counters
 //! and meters; `python.rs` the PyO3 class.
@@ -19,6 +20,7 @@ pub mod control_plane;
 pub mod cpu;
 pub mod externs;
 pub mod links;
+pub mod monitor;
 pub mod packet;
 pub mod pipeline;
 pub mod ports;

@@ -11,7 +11,7 @@ use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
 use crate::control_plane::ApiKey;
 use crate::pipeline::meter::MeterConfig;
 use crate::pre::CloneSession;
-use crate::switch::{ApiError, Options, QueueSettings, Switch};
+use crate::switch::{ApiError, MonitorRequest, Options, QueueSettings, Switch};
 use crate::tm::Rate;
 
 impl From<ApiError> for PyErr {
@@ -390,6 +390,55 @@ impl Dataplane {
         d.set_item("registers", PyList::new(py, s.registers)?)?;
         d.set_item("now_us", s.now_us)?;
         Ok(d)
+    }
+
+    /// Starts (or replaces) the queue monitor: every `period_us` (1000 and
+    /// up) one record of little-endian u64s for `queues` ((port, queue)
+    /// pairs), `registers` and `counters` ((name, index) pairs). Returns the
+    /// record's field names, in order.
+    #[pyo3(signature = (period_us, queues, registers=Vec::new(), counters=Vec::new(), capacity=65536))]
+    fn monitor_start(
+        &self,
+        py: Python<'_>,
+        period_us: i64,
+        queues: Vec<(i64, i64)>,
+        registers: Vec<(String, i64)>,
+        counters: Vec<(String, i64)>,
+        capacity: i64,
+    ) -> PyResult<Vec<String>> {
+        let req = MonitorRequest {
+            period_us,
+            queues,
+            registers,
+            counters,
+            capacity,
+        };
+        py.allow_threads(|| self.sw.monitor_start(&req))
+            .map_err(Into::into)
+    }
+
+    /// Removes and returns the oldest records (all if max_records is 0),
+    /// packed back to back.
+    #[pyo3(signature = (max_records=0))]
+    fn monitor_take<'py>(&self, py: Python<'py>, max_records: usize) -> Bound<'py, PyBytes> {
+        let data = py.allow_threads(|| self.sw.monitor_take(max_records));
+        PyBytes::new(py, &data)
+    }
+
+    /// {"records", "overruns", "missed", "capacity"}.
+    fn monitor_stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.sw.monitor_stats();
+        let d = PyDict::new(py);
+        d.set_item("records", s.records)?;
+        d.set_item("overruns", s.overruns)?;
+        d.set_item("missed", s.missed)?;
+        d.set_item("capacity", s.capacity)?;
+        Ok(d)
+    }
+
+    /// Stops the monitor (idempotent); its records stay until taken.
+    fn monitor_stop(&self, py: Python<'_>) {
+        py.allow_threads(|| self.sw.monitor_stop());
     }
 
     fn register_read<'py>(

@@ -1,5 +1,6 @@
 """gNMI Get/Set for the run-time controls P4Runtime has no message for: queue rates and
-depths, link delay and rate, and per-port and per-queue counters (paths in paths.py).
+depths, link delay and rate, and per-port and per-queue counters (paths in paths.py);
+Subscribe for the dataplane's queue monitor (monitor.py).
 
 It shares the P4Runtime server's gRPC port and event loop. The dataplane cannot report
 the configuration back, so a Get of a config leaf returns the last value Set here
@@ -14,6 +15,7 @@ from typing import Protocol
 import grpc
 from finsy.proto import gnmi, gnmi_grpc
 
+from p4switch.gnmi.monitor import Monitor, monitor_request, monitor_stream
 from p4switch.gnmi.paths import Leaf, path_text, resolve
 from p4switch.runtime.errors import P4RuntimeError, call_dataplane, invalid, not_found
 from p4switch.runtime.status import status
@@ -57,24 +59,30 @@ class PortControl(Protocol):
     def port_stats(self, port: int) -> dict[str, int]: ...
 
 
+class SwitchControl(PortControl, Monitor, Protocol):
+    """Everything this service calls."""
+
+
 # Leaf name -> value, for one queue of a port or (queue None) every queue of the port.
 _Settings = dict[str, int | float]
 _RATES = ("rate-bps", "rate-pps")
 
 
 class GnmiService(gnmi_grpc.gNMIServicer):
-    def __init__(self, dataplane: PortControl) -> None:
+    def __init__(self, dataplane: SwitchControl) -> None:
         self._dp = dataplane
         # The dataplane takes a queue's settings whole (an omitted rate means unlimited),
         # so the settings Set so far are kept, per (port, queue), to send them all again.
         self._queues: dict[tuple[int, int | None], _Settings] = {}
         self._links: dict[int, _Settings] = {}
+        self._monitoring = False
 
     async def Capabilities(
         self, request: gnmi.CapabilityRequest, context: grpc.aio.ServicerContext
     ) -> gnmi.CapabilityResponse:
         return gnmi.CapabilityResponse(
-            gNMI_version=GNMI_VERSION, supported_encodings=[gnmi.Encoding.PROTO]
+            gNMI_version=GNMI_VERSION,
+            supported_encodings=[gnmi.Encoding.PROTO, gnmi.Encoding.BYTES],
         )
 
     async def Get(
@@ -132,11 +140,36 @@ class GnmiService(gnmi_grpc.gNMIServicer):
         self,
         request_iterator: AsyncIterator[gnmi.SubscribeRequest],
         context: grpc.aio.ServicerContext,
-    ) -> None:
-        await context.abort(
-            grpc.StatusCode.UNIMPLEMENTED,
-            "gNMI Subscribe is not supported: poll the /p4aqm paths with Get",
+    ) -> AsyncIterator[gnmi.SubscribeResponse]:
+        """The queue monitor's stream (monitor.py); one at a time."""
+        first = await anext(aiter(request_iterator), None)
+        if first is None:
+            return
+        try:
+            wanted = monitor_request(first)
+        except P4RuntimeError as exc:
+            await context.abort(exc.code, exc.message)
+        if self._monitoring:
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "a queue monitor stream is already open: the switch has one monitor",
+            )
+        self._monitoring = True
+        LOG.info(
+            "queue monitor started: every %d us, queues %s, %d register(s), %d counter(s)",
+            wanted.period_us,
+            wanted.queues,
+            len(wanted.registers),
+            len(wanted.counters),
         )
+        try:
+            async for response in monitor_stream(self._dp, wanted):
+                yield response
+        except P4RuntimeError as exc:
+            await context.abort(exc.code, exc.message)
+        finally:
+            self._monitoring = False
+            LOG.info("queue monitor stopped")
 
     # -- leaves ------------------------------------------------------------------------
 

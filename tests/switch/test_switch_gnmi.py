@@ -209,7 +209,10 @@ def test_capabilities(timed_dataplane: Any) -> None:
     assert gnmi.Encoding.PROTO in reply.supported_encodings
 
 
-def test_subscribe_is_unimplemented(timed_dataplane: Any) -> None:
+def test_subscribe_takes_only_the_monitor_stream(timed_dataplane: Any) -> None:
+    """Subscribe serves the queue monitor (STREAM, SAMPLE, BYTES); anything else is
+    refused, saying what to ask for."""
+
     async def session(client: GNMIClient) -> tuple[str, str]:
         subscription = client.subscribe()
         subscription.once(GNMIPath(f"{PORT2}/state/counters"))
@@ -221,5 +224,5 @@ def test_subscribe_is_unimplemented(timed_dataplane: Any) -> None:
         return await _error(client, drain)
 
     code, message = _run(timed_dataplane, session)
-    assert code == "UNIMPLEMENTED"
-    assert "poll the /p4aqm paths with Get" in message
+    assert code == "INVALID_ARGUMENT"
+    assert "mode ONCE is not supported: use STREAM" in message

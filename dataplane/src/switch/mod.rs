@@ -3,12 +3,14 @@
 //! BMv2's standard_metadata semantics. Here: the switch's state and the
 //! packet entry points; `ingress.rs` and `egress.rs` the two halves;
 //! `queues.rs` time, queue and link settings; `snapshot.rs` a queue's
-//! depth and register cells read at one instant; `threads.rs` the packet
+//! depth and register cells read at one instant; `monitor.rs` the queue
+//! monitor's API and samples; `threads.rs` the packet
 //! thread for interface ports and, in real time, the scheduler thread that
 //! runs egress at each departure.
 
 mod egress;
 mod ingress;
+mod monitor;
 mod queues;
 mod snapshot;
 mod threads;
@@ -20,6 +22,7 @@ use std::thread::JoinHandle;
 use crate::clock::Clock;
 use crate::cpu::Mailbox;
 use crate::links::Links;
+use crate::monitor::Monitor;
 use crate::packet::Phv;
 use crate::pipeline::{Runtime, DROP_PORT};
 use crate::ports::{AfPacket, MemoryOutput, Port, Ports};
@@ -37,6 +40,7 @@ pub enum ApiError {
 
 pub type ApiResult<T> = Result<T, ApiError>;
 
+pub use monitor::MonitorRequest;
 pub use snapshot::QueueSnapshot;
 
 /// A program with its run-time state.
@@ -106,12 +110,13 @@ pub struct Switch {
     inject_ctx: Mutex<Ctx>,
     running: AtomicBool,
     threads: Mutex<Vec<JoinHandle<()>>>,
-    /// Taken under `state`, `inject_ctx` and `egress_turn`, never the other
-    /// way round; `links` and `pre` are taken under it. Register locks come
-    /// after it: `queue_snapshot` takes them while holding it, and no thread
-    /// takes it while holding one, since actions run outside it (ingress
-    /// locks it after its control, egress only around pop and recycle) and
-    /// no primitive takes it.
+    /// Taken under `state`, `inject_ctx`, `egress_turn` and the monitor's
+    /// sampler, never the other way round; `links` and `pre` are taken
+    /// under it. Register locks come after it: `queue_snapshot` and the
+    /// monitor's samples take them while holding it, and no thread takes it
+    /// while holding one, since actions run outside it (ingress locks it
+    /// after its control, egress only around pop and recycle) and no
+    /// primitive takes it.
     tm: Mutex<TrafficManager>,
     /// Wakes the scheduler thread when a packet is queued.
     tm_wake: Condvar,
@@ -131,6 +136,9 @@ pub struct Switch {
     cpu_port: Option<u32>,
     pub(crate) packet_ins: Mailbox<Vec<u8>>,
     pub(crate) digests: Mailbox<(String, Vec<Vec<u8>>)>,
+    /// The queue monitor (src/monitor/): its sampler lock comes after
+    /// `state` and `inject_ctx`, before `tm`; its ring's lock is a leaf.
+    monitor: Monitor,
 }
 
 fn lock_err<T>(e: std::sync::PoisonError<T>) -> T {
@@ -175,6 +183,7 @@ impl Switch {
             cpu_port: o.cpu_port,
             packet_ins: Mailbox::default(),
             digests: Mailbox::default(),
+            monitor: Monitor::default(),
         }
     }
 
@@ -217,6 +226,7 @@ impl Switch {
             rt,
             generation,
         });
+        self.monitor_program_changed();
         // Queued packets were laid out for the old program.
         self.tm.lock().unwrap_or_else(lock_err).clear();
         Ok(())

@@ -10,7 +10,8 @@ use crate::tm::{QueueConfig, Rate, TrafficManager};
 
 impl Switch {
     /// Virtual time only: moves the clock forward by `us`, running every
-    /// departure due on the way at its own time.
+    /// departure due on the way at its own time, and taking the monitor's
+    /// samples at theirs (after the events due at or before them).
     pub fn advance_time(&self, us: u64) -> ApiResult<()> {
         if !self.clock.is_virtual() {
             return Err(ApiError::Invalid(
@@ -21,17 +22,22 @@ impl Switch {
         let state = self.state.read().unwrap_or_else(lock_err);
         let mut ctx = self.inject_ctx.lock().unwrap_or_else(lock_err);
         loop {
-            let next = self.next_event_ns(&self.tm.lock().unwrap_or_else(lock_err));
-            match next {
-                Some(t) if t <= target => {
+            let due = |t: &u64| *t <= target;
+            let event = self
+                .next_event_ns(&self.tm.lock().unwrap_or_else(lock_err))
+                .filter(due);
+            let sample = self.monitor_next_ns().filter(due);
+            match (event, sample, state.as_ref()) {
+                // An event at a sample's instant runs first: the sample
+                // shows the state at that instant.
+                (Some(t), s, Some(l)) if s.is_none_or(|s| t <= s) => {
                     self.clock.advance_to(t);
-                    match state.as_ref() {
-                        Some(l) => {
-                            self.run_due(l, &mut ctx);
-                            self.flush_ports();
-                        }
-                        None => break,
-                    }
+                    self.run_due(l, &mut ctx);
+                    self.flush_ports();
+                }
+                (_, Some(s), l) => {
+                    self.clock.advance_to(s);
+                    self.monitor_tick(l);
                 }
                 _ => break,
             }
@@ -143,6 +149,15 @@ impl Switch {
         let asleep_until = self.scheduler_wakes_ns.load(Ordering::Relaxed);
         if at_ns < asleep_until && at_ns > self.clock.now_ns() {
             self.tm_wake.notify_all();
+        }
+    }
+
+    /// The next departure, landing or monitor sample, given the locked
+    /// traffic manager: what the scheduler thread sleeps until.
+    pub(super) fn next_wake_ns(&self, tm: &TrafficManager) -> Option<u64> {
+        match (self.next_event_ns(tm), self.monitor_next_ns()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         }
     }
 

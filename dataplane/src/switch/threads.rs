@@ -1,6 +1,6 @@
 //! The switch's threads: the packet thread polls the interface ports; in
-//! real time the scheduler thread sleeps until the next departure or
-//! landing and runs what is due.
+//! real time the scheduler thread sleeps until the next departure, landing
+//! or monitor sample and runs what is due.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -61,8 +61,9 @@ impl Switch {
         }
     }
 
-    /// Real time: sleeps until the next departure (or a new packet), then
-    /// runs egress for what is due. Idle, it sleeps; it never spins.
+    /// Real time: sleeps until the next departure, landing or monitor
+    /// sample (or a new packet), then runs egress for what is due and takes
+    /// the sample. Idle, it sleeps; it never spins.
     pub(super) fn scheduler_loop(&self) {
         let mut ctx = Ctx::default();
         while self.running.load(Ordering::SeqCst) {
@@ -71,6 +72,7 @@ impl Switch {
                 if let Some(l) = state.as_ref() {
                     self.run_due(l, &mut ctx);
                 }
+                self.monitor_tick(state.as_ref());
             }
             self.flush_ports();
             let tm = self.tm.lock().unwrap_or_else(lock_err);
@@ -78,7 +80,7 @@ impl Switch {
                 break;
             }
             let now = self.clock.now_ns();
-            let wait = match self.next_event_ns(&tm) {
+            let wait = match self.next_wake_ns(&tm) {
                 Some(t) if t <= now => continue,
                 Some(t) => Duration::from_nanos(t - now).min(SCHEDULER_IDLE),
                 None => SCHEDULER_IDLE,

@@ -1,14 +1,17 @@
 //! The traffic manager between ingress and egress: per egress port, one
 //! queue or N priority queues (standard_metadata.priority picks, the highest
-//! queue goes first), with per-port and per-queue counters. It only keeps
+//! queue goes first), with per-port and per-queue counters (and the queue
+//! monitor's per-period counts, `counts.rs`). It only keeps
 //! packets and decides who departs when; the switch runs egress at each
 //! departure (switch/egress.rs, and the scheduler thread in real time).
 
+pub mod counts;
 pub mod queue;
 
 use std::collections::HashMap;
 
 use crate::packet::Phv;
+pub use counts::PeriodCounts;
 use queue::Queue;
 pub use queue::{QueueConfig, Queued, Rate};
 
@@ -95,6 +98,7 @@ impl TrafficManager {
         let q = &mut p.queues[qid];
         if !q.admits(a.len) {
             q.drops += 1;
+            q.counts.drops += 1;
             p.tm_drops += 1;
             self.pool.push(item);
             return false;
@@ -109,6 +113,7 @@ impl TrafficManager {
         item.passes = a.passes;
         item.truncate = a.truncate;
         q.push(item, now_ns);
+        q.counts.arrivals += 1;
         true
     }
 
@@ -139,7 +144,11 @@ impl TrafficManager {
             .min()
             .map(|(std::cmp::Reverse(qid), _, port)| (port, qid))?;
         let p = self.ports.get_mut(&port)?;
-        let (mut item, left) = p.queues[qid].pop()?;
+        let q = &mut p.queues[qid];
+        let (mut item, left) = q.pop()?;
+        // The sojourn as egress computes deq_timedelta.
+        q.counts
+            .departed(now_ns / 1000 - item.enq_ns.min(now_ns) / 1000);
         if let Some(rate) = p.line_rate {
             // The line sets the times: dequeued when it is free, sent one
             // service time later.
@@ -149,6 +158,15 @@ impl TrafficManager {
             p.line_free_ps = item.depart_ps;
         }
         Some((item, left))
+    }
+
+    /// Takes (and resets) one queue's counts since the last take; an
+    /// unknown port or queue has none.
+    pub fn take_counts(&mut self, port: u32, qid: usize) -> PeriodCounts {
+        self.ports
+            .get_mut(&port)
+            .and_then(|p| p.queues.get_mut(qid))
+            .map_or_else(PeriodCounts::default, |q| std::mem::take(&mut q.counts))
     }
 
     pub fn recycle(&mut self, item: Queued) {

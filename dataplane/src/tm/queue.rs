@@ -8,6 +8,7 @@
 
 use std::collections::VecDeque;
 
+use super::counts::PeriodCounts;
 use crate::packet::Phv;
 
 /// BMv2's default queue depth, in packets.
@@ -89,6 +90,9 @@ pub struct Queue {
     /// End of the last transmission scheduled.
     last_depart_ps: u64,
     pub drops: u64,
+    /// Arrivals, departures, drops and sojourns since the queue monitor
+    /// last took them.
+    pub counts: PeriodCounts,
 }
 
 impl Queue {

@@ -1,0 +1,96 @@
+"""`p4aqm controller --sample` on our switch: the switch's queue monitor samples every
+period itself and streams packed records over gNMI Subscribe; the file has one row per
+port and period, typed columns, the switch's clock and CLOCK_REALTIME, per-period
+counter deltas, and says how many periods the monitor missed."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import yaml
+from switch_process import SwitchProcess  # on sys.path from conftest.py
+
+from controller.sample_file import read_metadata
+from programs import CompiledProgram
+
+COLUMNS = [
+    "realtime_ns",
+    "time_us",
+    "period",
+    "port",
+    "queue",
+    "depth_pkts",
+    "depth_bytes",
+    "arrivals",
+    "departures",
+    "tm_drops",
+    "sojourn_max_us",
+    "sojourn_mean_us",
+    "occupancy_pkts",
+    "avg_pkts",
+    "marks",
+    "early_drops",
+    "forced_drops",
+    "overflow_drops",
+]
+FLOATS = {"sojourn_mean_us", "avg_pkts"}
+
+
+def red_config(tmp_path: Path, program: CompiledProgram, address: str) -> Path:
+    config = {
+        "switch": {"grpc_addr": address},
+        "pipeline": {"p4info": str(program.p4info_path), "bmv2_json": str(program.json_path)},
+        "ports": {
+            2: {"aqm": {"discipline": "red", "min_th": 5, "max_th": 15, "max_p": 0.1}},
+            3: {"aqm": {"discipline": "red", "min_th": 30, "max_th": 90, "max_p": 0.1}},
+        },
+    }
+    path = tmp_path / "red.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def run(config: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    p4aqm = str(Path(sys.executable).parent / "p4aqm")
+    args = [p4aqm, "controller", str(config), "--sample", str(out), "--period-ms", "3"]
+    return subprocess.run(
+        [*args, "--duration-s", "1.5"], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_monitor_rows_are_typed_per_port_and_period(
+    switch_process: SwitchProcess, red_program: CompiledProgram, tmp_path: Path
+) -> None:
+    out = tmp_path / "samples.parquet"
+    result = run(red_config(tmp_path, red_program, switch_process.address), out)
+    assert result.returncode == 0, result.stderr
+    frame = pd.read_parquet(out)
+    assert list(frame.columns) == COLUMNS
+    expected = {c: "float64" if c in FLOATS else "int64" for c in COLUMNS}
+    assert {c: str(t) for c, t in frame.dtypes.items()} == expected
+    assert f"{len(frame)} sample row(s)" in result.stdout
+    # One row per port and period, ports in order, the same instant for both.
+    pairs = frame.groupby("period")
+    assert (pairs.size() == 2).all()
+    assert (pairs["port"].apply(list).apply(tuple) == (2, 3)).all()
+    assert (pairs["time_us"].nunique() == 1).all()
+    # Every period of the run is in the file, or the monitor says it missed it.
+    found = re.search(r"missed (\d+) period\(s\) and dropped (\d+) record", result.stdout)
+    assert found, result.stdout
+    missed, dropped = int(found[1]), int(found[2])
+    periods = sorted(frame["period"].unique())
+    span = periods[-1] - periods[0] + 1
+    assert len(periods) + missed + dropped >= span
+    assert len(periods) <= span
+    # A sample is taken at its grid point t0 + period * 3 ms of the switch's clock, or
+    # later (a late wake-up), never earlier; the first, at start, is t0 itself.
+    port2 = frame[frame["port"] == 2]
+    lateness = port2["time_us"] - port2["period"] * 3000
+    assert lateness.iloc[0] == lateness.min()
+    assert (port2["realtime_ns"].diff().dropna() > 0).all()
+    metadata = read_metadata(out)
+    assert metadata["period_us"] == 3000
+    assert set(metadata["time_base"]) == {"realtime_ns", "time_us", "period"}
+    assert "queue monitor" in metadata["sources"]["occupancy_pkts"]
