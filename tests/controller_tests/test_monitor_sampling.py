@@ -4,8 +4,10 @@ port and period, typed columns, the switch's clock and CLOCK_REALTIME, per-perio
 counter deltas, and says how many periods the monitor missed."""
 
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -94,3 +96,28 @@ def test_monitor_rows_are_typed_per_port_and_period(
     assert metadata["period_us"] == 3000
     assert set(metadata["time_base"]) == {"realtime_ns", "time_us", "period"}
     assert "queue monitor" in metadata["sources"]["occupancy_pkts"]
+
+
+def test_an_interrupt_leaves_a_complete_file(
+    switch_process: SwitchProcess, red_program: CompiledProgram, tmp_path: Path
+) -> None:
+    out = tmp_path / "samples.parquet"
+    config = red_config(tmp_path, red_program, switch_process.address)
+    p4aqm = str(Path(sys.executable).parent / "p4aqm")
+    process = subprocess.Popen(
+        [p4aqm, "controller", str(config), "--sample", str(out), "--period-ms", "3"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    # The writer opens the file with its 4-byte magic and adds a row group every second.
+    deadline = time.monotonic() + 120  # only a hang takes this long
+    while not (out.exists() and out.stat().st_size > 4):
+        assert process.poll() is None and time.monotonic() < deadline, process.stderr
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 0, stderr
+    frame = pd.read_parquet(out)
+    assert list(frame.columns) == COLUMNS
+    assert f"{len(frame)} sample row(s)" in stdout
