@@ -5,7 +5,10 @@ Benchmarks are not tests: nothing here passes or fails; the numbers are for the 
 
 import compile_time
 import forwarding
+import monitor_cost
 import p4runtime_writes
+
+BOUND = f"  GENERATOR-BOUND: delivered within {forwarding.GENERATOR_BOUND:.0%} of offered"
 
 
 def main() -> None:
@@ -30,15 +33,24 @@ def main() -> None:
             f"  delivered {rate.delivered_pps / 1e3:6.1f} kpps {rate.gbps:5.2f} Gbit/s"
             f"  switch core {rate.switch_core_busy:4.0%} busy"
             f" -> {rate.per_core_pps / 1e3:6.1f} kpps per busy core"
+            + (BOUND if rate.generator_bound else "")
         )
     for size in (64, 1500):
         wire = next(r for r in rates if r.frame_bytes == size and r.program == forwarding.WIRE)
         l3 = next(r for r in rates if r.frame_bytes == size and r.program == forwarding.L3_FORWARD)
         delivered = l3.delivered_pps / wire.delivered_pps
         per_core = l3.per_core_pps / wire.per_core_pps
+        # A generator-bound rate is the offer's, so this ratio would not be the programs'.
+        either = wire.generator_bound or l3.generator_bound
+        bound = " (generator-bound: compare per core)" if either else ""
         print(
-            f"  l3_forward / wire at {size} B: delivered {delivered:.0%}, per core {per_core:.0%}"
+            f"  l3_forward / wire at {size} B: delivered {delivered:.0%}{bound},"
+            f" per core {per_core:.0%}"
         )
+
+    print(f"\n== {monitor_cost.title()}")
+    for line in monitor_cost.report(monitor_cost.run()):
+        print(line)
 
 
 if __name__ == "__main__":
