@@ -37,7 +37,8 @@ QUEUE_FIELDS = {
 }
 
 
-def _path(text: str) -> gnmi.Path:
+def gnmi_path(text: str) -> gnmi.Path:
+    """A gNMI path from its text form, keys included: /a/b[k=v][k2=v2]/c."""
     elems = []
     for part in text.strip("/").split("/"):
         name, _, rest = part.partition("[")
@@ -68,7 +69,9 @@ class MonitorSampler:
             encoding=gnmi.Encoding.BYTES,
             subscription=[
                 gnmi.Subscription(
-                    path=_path(p), mode=gnmi.SubscriptionMode.SAMPLE, sample_interval=interval_ns
+                    path=gnmi_path(p),
+                    mode=gnmi.SubscriptionMode.SAMPLE,
+                    sample_interval=interval_ns,
                 )
                 for p in paths
             ],

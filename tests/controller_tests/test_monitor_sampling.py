@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
-import yaml
+from sample_configs import red_config
 from switch_process import SwitchProcess  # on sys.path from conftest.py
 
 from controller.sample_file import read_metadata
@@ -38,20 +38,6 @@ COLUMNS = [
     "overflow_drops",
 ]
 FLOATS = {"sojourn_mean_us", "avg_pkts"}
-
-
-def red_config(tmp_path: Path, program: CompiledProgram, address: str) -> Path:
-    config = {
-        "switch": {"grpc_addr": address},
-        "pipeline": {"p4info": str(program.p4info_path), "bmv2_json": str(program.json_path)},
-        "ports": {
-            2: {"aqm": {"discipline": "red", "min_th": 5, "max_th": 15, "max_p": 0.1}},
-            3: {"aqm": {"discipline": "red", "min_th": 30, "max_th": 90, "max_p": 0.1}},
-        },
-    }
-    path = tmp_path / "red.yaml"
-    path.write_text(yaml.safe_dump(config))
-    return path
 
 
 def run(config: Path, out: Path) -> subprocess.CompletedProcess[str]:

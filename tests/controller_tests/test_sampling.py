@@ -16,6 +16,7 @@ import grpc
 import pandas as pd
 import pytest
 import yaml
+from sample_configs import red_config
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from switch_process import SwitchProcess  # on sys.path from conftest.py
@@ -39,20 +40,6 @@ COLUMNS = [
     "forced_drops",
     "overflow_drops",
 ]
-
-
-def red_config(tmp_path: Path, program: CompiledProgram, address: str) -> Path:
-    config = {
-        "switch": {"grpc_addr": address},
-        "pipeline": {"p4info": str(program.p4info_path), "bmv2_json": str(program.json_path)},
-        "ports": {
-            2: {"aqm": {"discipline": "red", "min_th": 5, "max_th": 15, "max_p": 0.1}},
-            3: {"aqm": {"discipline": "red", "min_th": 30, "max_th": 90, "max_p": 0.1}},
-        },
-    }
-    path = tmp_path / "red.yaml"
-    path.write_text(yaml.safe_dump(config))
-    return path
 
 
 def interrupted_when(

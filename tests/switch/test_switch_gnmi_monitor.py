@@ -11,21 +11,13 @@ import numpy as np
 import pytest
 from finsy.proto import gnmi, gnmi_grpc
 
+from controller.monitor_sampler import gnmi_path
 from p4switch._dataplane import Dataplane
 from p4switch.gnmi.service import GnmiService
 from p4switch.runtime.server import P4RuntimeService, start_server, stop_server
 
 PERIOD_NS = 2_000_000
 QUEUE_PATH = "/p4aqm/ports/port[id=2]/queues/queue[id=0]/state"
-
-
-def path(text: str) -> gnmi.Path:
-    elems = []
-    for part in text.strip("/").split("/"):
-        name, _, rest = part.partition("[")
-        keys = dict(kv.split("=", 1) for kv in rest.rstrip("]").split("][")) if rest else {}
-        elems.append(gnmi.PathElem(name=name, key=keys))
-    return gnmi.Path(elem=elems)
 
 
 def request(
@@ -36,7 +28,7 @@ def request(
 ) -> gnmi.SubscribeRequest:
     subscriptions = [
         gnmi.Subscription(
-            path=path(p), mode=gnmi.SubscriptionMode.SAMPLE, sample_interval=interval_ns
+            path=gnmi_path(p), mode=gnmi.SubscriptionMode.SAMPLE, sample_interval=interval_ns
         )
         for p in paths
     ]
