@@ -1,0 +1,114 @@
+"""The dumbbell of topologies/ on `p4aqm switch`: RTT groups, host TCP settings, teardown."""
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from programs import CompiledProgram
+
+if os.geteuid() != 0:
+    pytest.skip("the dumbbell needs root (namespaces, veths)", allow_module_level=True)
+try:
+    import mininet.net  # noqa: F401
+except ImportError as exc:
+    pytest.skip(
+        f"Mininet cannot be imported ({exc}): run scripts/setup.sh", allow_module_level=True
+    )
+
+from topologies import Dumbbell, DumbbellSpec, HostTcp  # noqa: E402
+
+PINGS = 20
+CONGESTION_CONTROLS = {"c1": "reno", "c2": "cubic", "c3": "bbr", "s1": "bbr", "s2": "reno"}
+
+
+def spec_for(program: CompiledProgram, tmp: Path, **kw: object) -> DumbbellSpec:
+    return DumbbellSpec(build_dir=program.json_path.parent, run_dir=tmp, **kw)
+
+
+@pytest.fixture(scope="module")
+def dumbbell(l3_program: CompiledProgram, tmp_path_factory: pytest.TempPathFactory) -> Dumbbell:
+    by_name = {name: HostTcp(congestion_control=cc) for name, cc in CONGESTION_CONTROLS.items()}
+    spec = spec_for(l3_program, tmp_path_factory.mktemp("dumbbell"), host_tcp_by_name=by_name)
+    with Dumbbell(spec) as net:
+        yield net
+
+
+def test_default_has_nine_rtt_groups(dumbbell: Dumbbell) -> None:
+    targets = sorted(p["rtt_target_us"] for p in dumbbell.manifest["pairs"])
+    assert targets == [ms * 1000 for ms in (4, 28, 54, 74, 98, 124, 150, 174, 200)]
+
+
+def test_min_ping_rtt_per_pair_within_2_percent_plus_1_ms(dumbbell: Dumbbell) -> None:
+    pings = {}
+    for client in dumbbell.clients():
+        for server in dumbbell.servers():
+            command = ["ping", "-n", "-c", str(PINGS), "-i", "0.05", "-W", "2", dumbbell.ip(server)]
+            pings[client, server] = dumbbell.host(client).popen(
+                command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+            )
+    errors = []
+    for (client, server), process in pings.items():
+        out, _ = process.communicate(timeout=30)
+        rtts = [float(x) for x in re.findall(r"time=([\d.]+) ms", out)]
+        target_ms = dumbbell.rtt_target_us(client, server) / 1000
+        if len(rtts) < PINGS // 2:
+            errors.append(f"{client}->{server}: {len(rtts)} replies:\n{out}")
+            continue
+        lowest = min(rtts)
+        if abs(lowest - target_ms) > 0.02 * target_ms + 1.0:
+            errors.append(f"{client}->{server}: min RTT {lowest} ms, target {target_ms} ms")
+    assert not errors, "\n".join(errors)
+
+
+def test_congestion_control_reads_back_per_host(dumbbell: Dumbbell) -> None:
+    hosts = dumbbell.manifest["hosts"]
+    for name in (*dumbbell.clients(), *dumbbell.servers()):
+        want = CONGESTION_CONTROLS.get(name, "cubic")
+        assert hosts[name]["congestion_control"] == want, name
+        live = dumbbell.host(name).cmd("sysctl -n net.ipv4.tcp_congestion_control").strip()
+        assert live == want, name
+    for host in hosts.values():
+        assert host["sack"] and host["ecn"] == 0 and host["ipv6_disabled"]
+        assert host["initcwnd"] == 10 and host["mtu_bytes"] == 1500
+        assert not any(host["offloads"].values()), host["offloads"]
+
+
+def _namespaces() -> set[str]:
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    return {line.split()[0] for line in out.splitlines() if line.strip()}
+
+
+def _links() -> set[str]:
+    out = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+    return {line.split(":")[1].strip().split("@")[0] for line in out.splitlines()}
+
+
+def _switch_pids() -> set[int]:
+    out = subprocess.run(["pgrep", "-f", "p4aqm switch"], capture_output=True, text=True).stdout
+    return {int(pid) for pid in out.split()}
+
+
+def test_teardown_leaves_nothing(l3_program: CompiledProgram, tmp_path: Path) -> None:
+    prefix = "p4td"
+    before = (_namespaces(), _links(), _switch_pids())
+    with Dumbbell(spec_for(l3_program, tmp_path, name_prefix=prefix)) as net:
+        switch_pids = {r["pid"] for r in net.manifest["routers"].values()}
+        host_pids = {net.host(name).pid for name in net.plans}
+        during_links = _links()
+    assert {name for name in during_links if name.startswith(prefix)}
+    namespaces, links, pids = _namespaces(), _links(), _switch_pids()
+    # Other tests may run alongside: only what this topology made must be gone.
+    assert {ns for ns in namespaces - before[0] if not ns.startswith("p4aqm-t")} == set()
+    assert {link for link in links if link.startswith(prefix)} == set()
+    assert links - before[1] <= links - during_links
+    assert not (switch_pids & pids), "a router's switch process survived"
+    for pid in pids - before[2]:
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+        except FileNotFoundError:
+            continue  # another test's switch, gone meanwhile
+        assert f"{prefix}r".encode() not in cmdline, cmdline
+    assert not [pid for pid in host_pids | switch_pids if Path(f"/proc/{pid}").exists()]
