@@ -20,6 +20,7 @@ from types import FrameType
 
 import grpc
 import numpy as np
+from finsy import GNMIPath
 from finsy.proto import gnmi, gnmi_grpc
 
 from controller.sample_file import ColumnType, Row, SampleFile, open_sample_file
@@ -35,16 +36,6 @@ QUEUE_FIELDS = {
     "tm_drops": "tm_drops",
     "departed_sojourn_max_us": "sojourn_max_us",
 }
-
-
-def gnmi_path(text: str) -> gnmi.Path:
-    """A gNMI path from its text form, keys included: /a/b[k=v][k2=v2]/c."""
-    elems = []
-    for part in text.strip("/").split("/"):
-        name, _, rest = part.partition("[")
-        keys = dict(kv.split("=", 1) for kv in rest.rstrip("]").split("][")) if rest else {}
-        elems.append(gnmi.PathElem(name=name, key=keys))
-    return gnmi.Path(elem=elems)
 
 
 class MonitorSampler:
@@ -69,7 +60,7 @@ class MonitorSampler:
             encoding=gnmi.Encoding.BYTES,
             subscription=[
                 gnmi.Subscription(
-                    path=gnmi_path(p),
+                    path=GNMIPath(p).path,
                     mode=gnmi.SubscriptionMode.SAMPLE,
                     sample_interval=interval_ns,
                 )

@@ -1,7 +1,14 @@
-"""The controller config the sampling tests share: RED on ports 2 and 3 of a switch."""
+"""What the sampling tests share: a config with RED on ports 2 and 3 of a switch, and a
+`p4aqm controller --sample` run interrupted once it has sampled."""
 
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 import yaml
 
 from programs import CompiledProgram
@@ -19,3 +26,27 @@ def red_config(tmp_path: Path, program: CompiledProgram, address: str) -> Path:
     path = tmp_path / "red.yaml"
     path.write_text(yaml.safe_dump(config))
     return path
+
+
+def interrupted_when(
+    config: Path, out: Path, sampling: Callable[[], bool], what: str
+) -> subprocess.CompletedProcess:
+    """Sample every 3 ms into `out`; SIGINT once `sampling()` says the file shows samples,
+    so the signal comes while sampling, however long the controller takes to start."""
+    p4aqm = str(Path(sys.executable).parent / "p4aqm")
+    process = subprocess.Popen(
+        [p4aqm, "controller", str(config), "--sample", str(out), "--period-ms", "3"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120  # only a hang takes this long
+    while not (out.exists() and sampling()):
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            _, stderr = process.communicate()
+            pytest.fail(f"no {what} from the controller: {stderr}")
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)

@@ -4,14 +4,12 @@ port and period, typed columns, the switch's clock and CLOCK_REALTIME, per-perio
 counter deltas, and says how many periods the monitor missed."""
 
 import re
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pandas as pd
-from sample_configs import red_config
+from sample_configs import interrupted_when, red_config
 from switch_process import SwitchProcess  # on sys.path from conftest.py
 
 from controller.sample_file import read_metadata
@@ -89,21 +87,9 @@ def test_an_interrupt_leaves_a_complete_file(
 ) -> None:
     out = tmp_path / "samples.parquet"
     config = red_config(tmp_path, red_program, switch_process.address)
-    p4aqm = str(Path(sys.executable).parent / "p4aqm")
-    process = subprocess.Popen(
-        [p4aqm, "controller", str(config), "--sample", str(out), "--period-ms", "3"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
     # The writer opens the file with its 4-byte magic and adds a row group every second.
-    deadline = time.monotonic() + 120  # only a hang takes this long
-    while not (out.exists() and out.stat().st_size > 4):
-        assert process.poll() is None and time.monotonic() < deadline, process.stderr
-        time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=60)
-    assert process.returncode == 0, stderr
+    result = interrupted_when(config, out, lambda: out.stat().st_size > 4, "a row group")
+    assert result.returncode == 0, result.stderr
     frame = pd.read_parquet(out)
     assert list(frame.columns) == COLUMNS
-    assert f"{len(frame)} sample row(s)" in stdout
+    assert f"{len(frame)} sample row(s)" in result.stdout

@@ -4,11 +4,10 @@ sampling of RED's state into CSV or Parquet, and a file that is complete when th
 is interrupted."""
 
 import csv
-import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ import grpc
 import pandas as pd
 import pytest
 import yaml
-from sample_configs import red_config
+from sample_configs import interrupted_when, red_config
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from switch_process import SwitchProcess  # on sys.path from conftest.py
@@ -40,30 +39,6 @@ COLUMNS = [
     "forced_drops",
     "overflow_drops",
 ]
-
-
-def interrupted_when(
-    config: Path, out: Path, sampling: Callable[[], bool], what: str
-) -> subprocess.CompletedProcess:
-    """Sample every 3 ms into `out`; SIGINT once `sampling()` says the file shows samples,
-    so the signal comes while sampling, however long the controller takes to start."""
-    p4aqm = str(Path(sys.executable).parent / "p4aqm")
-    process = subprocess.Popen(
-        [p4aqm, "controller", str(config), "--sample", str(out), "--period-ms", "3"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 120  # only a hang takes this long
-    while not (out.exists() and sampling()):
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            _, stderr = process.communicate()
-            pytest.fail(f"no {what} from the controller: {stderr}")
-        time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=60)
-    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
 @pytest.fixture

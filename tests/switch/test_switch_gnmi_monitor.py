@@ -9,9 +9,9 @@ from typing import Any
 import grpc
 import numpy as np
 import pytest
+from finsy import GNMIPath
 from finsy.proto import gnmi, gnmi_grpc
 
-from controller.monitor_sampler import gnmi_path
 from p4switch._dataplane import Dataplane
 from p4switch.gnmi.service import GnmiService
 from p4switch.runtime.server import P4RuntimeService, start_server, stop_server
@@ -28,7 +28,7 @@ def request(
 ) -> gnmi.SubscribeRequest:
     subscriptions = [
         gnmi.Subscription(
-            path=gnmi_path(p), mode=gnmi.SubscriptionMode.SAMPLE, sample_interval=interval_ns
+            path=GNMIPath(p).path, mode=gnmi.SubscriptionMode.SAMPLE, sample_interval=interval_ns
         )
         for p in paths
     ]
