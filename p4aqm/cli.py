@@ -11,6 +11,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "switch": ("p4switch.cli", "run the software switch (flags like simple_switch_grpc)"),
     "stf": ("p4aqm.stf.cli", "run an STF packet test (p4c's format) on the switch"),
     "controller": ("controller.cli", "push a pipeline and install entries from a YAML config"),
+    "topo": ("topologies.cli", "bring up a Mininet topology (dumbbell) on P4 switches"),
+    "clean": ("topologies.clean", "remove the namespaces, veths and processes p4aqm started"),
 }
 
 

@@ -15,7 +15,8 @@ AQM) is a controller config, written to the run directory and applied by the con
 
 import dataclasses
 import json
-import re
+import os
+import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -23,37 +24,32 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import numpy as np
 import yaml
 from mininet.net import Mininet
 from mininet.node import Host
+from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from controller.config import load_config
+from controller.disciplines import AqmConfig
 from controller.session import apply_config
-from topologies.p4switch import P4AqmSwitch
+from topologies.host_tcp import OFFLOADS, HostTcp, allow_congestion_controls, configure_host
+from topologies.netem import netem_delay_command, require_netem
+from topologies.p4switch import SIMPLE_SWITCH_GRPC, Bmv2Switch, P4AqmSwitch
+from topologies.registry import OwnedProcess, TopologyRecord, netns_inode, records
+from topologies.registry import clean as clean_record
 
 REPO = Path(__file__).resolve().parents[1]
 BOTTLENECK_PORT = 100
 LEFT, RIGHT = 1, 2
-# The congestion controls the root namespace must allow, so that hosts may pick them.
-BASE_CONGESTION_CONTROLS = ("reno", "cubic", "bbr")
-OFFLOADS = ("tx", "rx", "sg", "tso", "gso", "gro")
-
-
-@dataclass
-class HostTcp:
-    """A host's TCP settings, applied in its namespace and read back."""
-
-    congestion_control: str = "cubic"
-    sack: bool = True
-    ecn: int = 0  # net.ipv4.tcp_ecn: 0 off, 1 request and accept, 2 accept only
-    initcwnd: int | None = 10  # on the host's routes; None leaves the kernel's
-    rmem_bytes: tuple[int, int, int] | None = None  # net.ipv4.tcp_rmem (min default max)
-    wmem_bytes: tuple[int, int, int] | None = None  # net.ipv4.tcp_wmem
-    mtu_bytes: int = 1500
+SWITCH_CLASSES = {"p4aqm": P4AqmSwitch, "bmv2": Bmv2Switch}
+MAX_HOSTS_PER_SIDE = BOTTLENECK_PORT - 1
 
 
 @dataclass
 class DumbbellSpec:
+    __pydantic_config__ = ConfigDict(extra="forbid")  # topology files: unknown keys are errors
+
     left_delays_us: tuple[int, ...] = (0, 12_000, 25_000)
     right_delays_us: tuple[int, ...] = (2_000, 37_000, 75_000)
     access_rate_bps: int = 100_000_000
@@ -72,6 +68,78 @@ class DumbbellSpec:
     host_tcp_by_name: dict[str, HostTcp] = field(default_factory=dict)
     name_prefix: str = "p4a"  # routers are PREFIXr1, PREFIXr2 (their ports: PREFIXr1-ethN)
     run_dir: Path | None = None  # controller configs, switch logs, manifest; temp if None
+    switch: str = "p4aqm"  # or "bmv2": simple_switch_grpc, its delays from netem
+    # BMv2 queue rates are in packets/s: bit/s are converted at this frame size.
+    bmv2_packet_bytes: int = 1514
+    # How the access delays were chosen, saved with them in the manifest.
+    delay_layout: dict[str, Any] = field(default_factory=lambda: {"kind": "tcpeval"})
+
+    @classmethod
+    def uniform_rtts(
+        cls,
+        clients: int = 10,
+        servers: int = 3,
+        rtt_min_us: int = 7_000,
+        rtt_max_us: int = 137_000,
+        seed: int = 1,
+        **params: Any,  # noqa: ANN401 (the other DumbbellSpec fields)
+    ) -> "DumbbellSpec":
+        """Christiansen et al.'s layout: each client's RTT drawn uniform in
+        [rtt_min_us, rtt_max_us] (one-way delay half of it on its access link); servers
+        have no access delay, so a client's RTT is the same to every server."""
+        if not 0 <= rtt_min_us <= rtt_max_us:
+            raise ValueError(
+                f"rtt_min_us {rtt_min_us}, rtt_max_us {rtt_max_us}: need 0 <= min <= max"
+            )
+        rtts = np.random.default_rng(seed).uniform(rtt_min_us, rtt_max_us, clients)
+        layout = {"kind": "uniform", "rtt_min_us": rtt_min_us, "rtt_max_us": rtt_max_us}
+        return cls(
+            left_delays_us=tuple(int(round(r / 2)) for r in rtts),
+            right_delays_us=(0,) * servers,
+            delay_layout={**layout, "seed": seed},
+            **params,
+        )
+
+    def check(self) -> None:
+        """A ValueError naming the first field that cannot be built."""
+        if self.switch not in SWITCH_CLASSES:
+            raise ValueError(f"switch: {self.switch!r} is not one of {', '.join(SWITCH_CLASSES)}")
+        for side in ("left_delays_us", "right_delays_us"):
+            delays = getattr(self, side)
+            if not 1 <= len(delays) <= MAX_HOSTS_PER_SIDE:
+                raise ValueError(f"{side}: {len(delays)} hosts; give 1..{MAX_HOSTS_PER_SIDE}")
+            if any(d < 0 for d in delays):
+                raise ValueError(f"{side}: {delays} has a negative delay")
+        for name in ("access_rate_bps", "bottleneck_rate_bps", "bmv2_packet_bytes"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name}: {getattr(self, name)} is not positive")
+        if self.bottleneck_delay_us < 0:
+            raise ValueError(f"bottleneck_delay_us: {self.bottleneck_delay_us} is negative")
+        for name in ("left_to_right_depth_pkts", "right_to_left_depth_pkts"):
+            depth = getattr(self, name)
+            if depth is not None and depth <= 0:
+                raise ValueError(f"{name}: {depth} is not positive")
+        for name in ("left_to_right_aqm", "right_to_left_aqm"):
+            aqm = getattr(self, name)
+            if aqm is None:
+                continue
+            try:
+                TypeAdapter(AqmConfig).validate_python(aqm)
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                where = ".".join(str(x) for x in (name, *err["loc"]))
+                raise ValueError(f"{where}: {err['msg']}") from None
+        self.host_tcp.check("host_tcp")
+        hosts = {p.name for p in plan_hosts(self)}
+        for name, tcp in self.host_tcp_by_name.items():
+            if name not in hosts:
+                raise ValueError(f"host_tcp_by_name: no host {name!r} (hosts: {sorted(hosts)})")
+            tcp.check(f"host_tcp_by_name[{name}]")
+
+    def program_of(self, side: int) -> str:
+        """Each router runs its bottleneck direction's AQM program, or `program`."""
+        aqm = self.left_to_right_aqm if side == LEFT else self.right_to_left_aqm
+        return str(aqm["discipline"]) if aqm else self.program
 
 
 def _mac(side: int, port: int, last: int) -> str:
@@ -112,10 +180,20 @@ def plan_hosts(spec: DumbbellSpec) -> list[HostPlan]:
     return left + right
 
 
-def router_config(spec: DumbbellSpec, side: int, grpc_addr: str, device_id: int) -> dict:
-    """The controller config (controller/config.py) of the router on `side`."""
+def router_config(spec: DumbbellSpec, side: int, router: P4AqmSwitch) -> dict:
+    """The controller config (controller/config.py) of the router on `side`. On BMv2 the
+    links carry only their rates (its queues'); netem gives the delays."""
     other = RIGHT if side == LEFT else LEFT
     build = spec.build_dir.resolve()
+    emulates_delay = spec.switch == "p4aqm"
+
+    def link(delay_us: int, rate_bps: int) -> dict[str, int]:
+        return (
+            {"delay_us": delay_us, "rate_bps": rate_bps}
+            if emulates_delay
+            else {"rate_bps": rate_bps}
+        )
+
     routes = []
     ports: dict[int, dict] = {}
     for host in plan_hosts(spec):
@@ -129,7 +207,7 @@ def router_config(spec: DumbbellSpec, side: int, grpc_addr: str, device_id: int)
                 "src_mac": host.gateway_mac,
             }
         )
-        ports[host.port] = {"link": {"delay_us": host.delay_us, "rate_bps": spec.access_rate_bps}}
+        ports[host.port] = {"link": link(host.delay_us, spec.access_rate_bps)}
     routes.append(
         {
             "prefix": f"10.{other}.0.0/16",
@@ -144,31 +222,25 @@ def router_config(spec: DumbbellSpec, side: int, grpc_addr: str, device_id: int)
     if depth is not None:
         queue["depth_packets"] = depth
     bottleneck: dict[str, Any] = {
-        "link": {"delay_us": spec.bottleneck_delay_us, "rate_bps": spec.bottleneck_rate_bps},
+        "link": link(spec.bottleneck_delay_us, spec.bottleneck_rate_bps),
         "queue": queue,
     }
     if aqm is not None:
         bottleneck["aqm"] = aqm
     ports[BOTTLENECK_PORT] = bottleneck
+    switch: dict[str, Any] = {"grpc_addr": router.grpc_addr, "device_id": router.device_id}
+    if isinstance(router, Bmv2Switch):
+        switch |= {"thrift_port": router.thrift_port, "bmv2_packet_bytes": spec.bmv2_packet_bytes}
+    program = spec.program_of(side)
     return {
-        "switch": {"grpc_addr": grpc_addr, "device_id": device_id},
+        "switch": switch,
         "pipeline": {
-            "p4info": str(build / f"{spec.program}.p4info.txtpb"),
-            "bmv2_json": str(build / f"{spec.program}.json"),
+            "p4info": str(build / f"{program}.p4info.txtpb"),
+            "bmv2_json": str(build / f"{program}.json"),
         },
         "routes": routes,
         "ports": ports,
     }
-
-
-def allow_congestion_controls(extra: list[str]) -> str:
-    """Add reno, cubic, bbr (and `extra`) to the root namespace's allowed list; return it."""
-    path = Path("/proc/sys/net/ipv4/tcp_allowed_congestion_control")
-    allowed = path.read_text().split()
-    wanted = [cc for cc in (*BASE_CONGESTION_CONTROLS, *extra) if cc not in allowed]
-    if wanted:
-        path.write_text(" ".join(allowed + wanted))
-    return path.read_text().strip()
 
 
 class Dumbbell:
@@ -181,6 +253,7 @@ class Dumbbell:
         self.routers: list[P4AqmSwitch] = []
         self.manifest: dict[str, Any] = {}
         self.run_dir = self.spec.run_dir or Path(tempfile.mkdtemp(prefix="p4aqm-dumbbell-"))
+        self.record: TopologyRecord | None = None
 
     # -- lookups
     def host(self, name: str) -> Host:
@@ -220,24 +293,65 @@ class Dumbbell:
     ) -> None:
         self.stop()
 
+    def _check(self) -> None:
+        spec = self.spec
+        spec.check()
+        for side in (LEFT, RIGHT):
+            for suffix in ("json", "p4info.txtpb"):
+                path = spec.build_dir / f"{spec.program_of(side)}.{suffix}"
+                if not path.is_file():
+                    raise FileNotFoundError(f"{path}: no such file (run `make build`)")
+        delays = [p.delay_us for p in self.plans.values()] + [spec.bottleneck_delay_us]
+        if spec.switch == "bmv2" and any(delays):
+            require_netem("--switch bmv2 with link delays")
+        if spec.switch == "bmv2" and shutil.which(SIMPLE_SWITCH_GRPC) is None:
+            raise FileNotFoundError(f"--switch bmv2: {SIMPLE_SWITCH_GRPC} is not on PATH")
+
+    def _register(self) -> None:
+        """Write the record `p4aqm clean` reads before anything exists; a record of the
+        same name whose owner is gone is a killed run's: clean it first."""
+        spec = self.spec
+        for old in records():
+            if old.name != spec.name_prefix:
+                continue
+            if old.owner.alive():
+                raise RuntimeError(
+                    f"a topology named {spec.name_prefix!r} is running (pid {old.owner.pid},"
+                    f" {old.run_dir}): give another name_prefix, or run `p4aqm clean`"
+                )
+            clean_record(old)
+        owner = OwnedProcess.of(os.getpid(), "the process that built the topology")
+        assert owner is not None
+        ports = [p.port for p in self.plans.values()]
+        interfaces = [f"{spec.name_prefix}r{s}-eth{BOTTLENECK_PORT}" for s in (LEFT, RIGHT)]
+        interfaces += [
+            f"{spec.name_prefix}r{p.side}-eth{port}"
+            for p, port in zip(self.plans.values(), ports, strict=True)
+        ]
+        self.record = TopologyRecord(spec.name_prefix, owner, str(self.run_dir), interfaces)
+        self.record.save()
+
     def start(self) -> None:
         spec = self.spec
-        for suffix in ("json", "p4info.txtpb"):
-            path = spec.build_dir / f"{spec.program}.{suffix}"
-            if not path.is_file():
-                raise FileNotFoundError(f"{path}: no such file (run `make build`)")
+        self._check()
         ccs = sorted({self.tcp_of(name).congestion_control for name in self.plans})
         allowed = allow_congestion_controls(ccs)
         self.run_dir.mkdir(parents=True, exist_ok=True)
+        self._register()
+        assert self.record is not None
         net = self.net = Mininet(topo=None, build=False, controller=None)
         for side in (LEFT, RIGHT):
             name = f"{spec.name_prefix}r{side}"
             router = net.addSwitch(
-                name, cls=P4AqmSwitch, device_id=side, log_path=self.run_dir / f"{name}.log"
+                name,
+                cls=SWITCH_CLASSES[spec.switch],
+                device_id=side,
+                log_path=self.run_dir / f"{name}.log",
             )
             self.routers.append(router)
         for plan in self.plans.values():
             host = net.addHost(plan.name, ip=f"{plan.ip}/24", mac=plan.mac)
+            self.record.namespaces[plan.name] = netns_inode(host.pid) or 0
             net.addLink(
                 host,
                 self.routers[plan.side - 1],
@@ -246,6 +360,7 @@ class Dumbbell:
                 addr1=plan.mac,
                 addr2=plan.gateway_mac,
             )
+        self.record.save()
         net.addLink(
             self.routers[0],
             self.routers[1],
@@ -259,28 +374,52 @@ class Dumbbell:
             for intf in router.intfList():
                 _quiet_root_interface(intf.name)
         net.start()
+        for router in self.routers:
+            if router.process is not None:
+                owned = OwnedProcess.of(router.process.pid, f"{spec.switch} switch {router.name}")
+                self.record.processes += [owned] if owned else []
+        self.record.save()
+        if spec.switch == "bmv2":
+            self._netem_delays()
         routers = {}
         for side, router in zip((LEFT, RIGHT), self.routers, strict=True):
-            config = router_config(spec, side, router.grpc_addr, router.device_id)
+            config = router_config(spec, side, router)
             path = self.run_dir / f"{router.name}.yaml"
             path.write_text(yaml.safe_dump(config, sort_keys=False))
             apply_config(load_config(path))
             routers[router.name] = {
-                "switch": "p4aqm",
+                "switch": spec.switch,
+                "program": spec.program_of(side),
                 "grpc_addr": router.grpc_addr,
                 "device_id": router.device_id,
                 "pid": router.process.pid if router.process else None,
                 "controller_config": str(path),
                 "interfaces": {p: i.name for p, i in sorted(router.intfs.items())},
             }
-        hosts = {name: self._configure_host(plan) for name, plan in self.plans.items()}
+        hosts = {}
+        for name, plan in self.plans.items():
+            readback = configure_host(
+                self.host(name),
+                self.tcp_of(name),
+                plan.ip,
+                plan.subnet,
+                plan.gateway,
+                plan.gateway_mac,
+            )
+            hosts[name] = {
+                "ip": plan.ip,
+                "mac": plan.mac,
+                "router_port": plan.port,
+                "side": "left" if plan.side == LEFT else "right",
+                "one_way_delay_us": plan.delay_us,
+                **readback,
+            }
         self.manifest = {
             "topology": "dumbbell",
             "run_dir": str(self.run_dir),
-            "mechanism": {
-                "delay": "p4aqm switch link emulation (link.delay_us on each access port)",
-                "rate": "p4aqm switch queue and link rate (gNMI), per bottleneck direction",
-            },
+            "switch": spec.switch,
+            "mechanism": self._mechanism(),
+            "delay_layout": spec.delay_layout,
             "root_tcp_allowed_congestion_control": allowed,
             "spec": json.loads(json.dumps(dataclasses.asdict(spec), default=str)),
             "routers": routers,
@@ -292,67 +431,36 @@ class Dumbbell:
             ],
         }
         (self.run_dir / "manifest.json").write_text(json.dumps(self.manifest, indent=2))
+        if spec.delay_layout.get("kind") == "uniform":
+            drawn = ", ".join(f"{n} {p.delay_us / 1000:.1f}" for n, p in self.plans.items())
+            print(f"dumbbell: one-way access delays drawn ({spec.delay_layout}), ms: {drawn}")
 
-    def _configure_host(self, plan: HostPlan) -> dict[str, Any]:
-        host = self.host(plan.name)
-        tcp = self.tcp_of(plan.name)
-        dev = host.defaultIntf().name
-
-        def run(command: str) -> str:
-            out = host.cmd(f"{command} 2>&1; echo rc=$?").rstrip()
-            text, _, rc = out.rpartition("rc=")
-            if rc.strip() != "0":
-                raise RuntimeError(f"{plan.name}: `{command}` failed: {text.strip()}")
-            return text.strip()
-
-        sysctls = {
-            "net.ipv6.conf.all.disable_ipv6": "1",
-            "net.ipv6.conf.default.disable_ipv6": "1",
-            "net.ipv4.tcp_congestion_control": tcp.congestion_control,
-            "net.ipv4.tcp_sack": "1" if tcp.sack else "0",
-            "net.ipv4.tcp_ecn": str(tcp.ecn),
-        }
-        if tcp.rmem_bytes is not None:
-            sysctls["net.ipv4.tcp_rmem"] = " ".join(map(str, tcp.rmem_bytes))
-        if tcp.wmem_bytes is not None:
-            sysctls["net.ipv4.tcp_wmem"] = " ".join(map(str, tcp.wmem_bytes))
-        for key, value in sysctls.items():
-            run(f"sysctl -qw {key}='{value}'")
-        run(f"ip link set dev {dev} mtu {tcp.mtu_bytes}")
-        run(f"ethtool -K {dev} {' '.join(f'{o} off' for o in OFFLOADS)}")
-        run(f"ip neigh replace {plan.gateway} lladdr {plan.gateway_mac} dev {dev} nud permanent")
-        cwnd = f" initcwnd {tcp.initcwnd}" if tcp.initcwnd is not None else ""
-        run(f"ip route replace {plan.subnet} dev {dev} proto kernel scope link src {plan.ip}{cwnd}")
-        run(f"ip route replace default via {plan.gateway} dev {dev}{cwnd}")
-        # read back
-        readback: dict[str, Any] = {
-            key: run(f"sysctl -n {key}").replace("\t", " ") for key in sysctls
-        }
-        keys = ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem")
-        readback.update({k: run(f"sysctl -n {k}").replace("\t", " ") for k in keys})
-        link = run(f"ip -o link show dev {dev}")
-        routes = run("ip route show").splitlines()
-        features = run(f"ethtool -k {dev}")
-        default = next((r for r in routes if r.startswith("default")), "")
-        initcwnd = re.search(r"initcwnd (\d+)", default)
+    def _mechanism(self) -> dict[str, str]:
+        if self.spec.switch == "bmv2":
+            return {
+                "delay": "netem on both ends of each delayed link",
+                "rate": "BMv2 queue rate (simple_switch_CLI set_queue_rate, packets/s"
+                f" at {self.spec.bmv2_packet_bytes}-byte frames)",
+            }
         return {
-            "ip": plan.ip,
-            "mac": plan.mac,
-            "interface": dev,
-            "router_port": plan.port,
-            "side": "left" if plan.side == LEFT else "right",
-            "one_way_delay_us": plan.delay_us,
-            "sysctl": readback,
-            "congestion_control": readback["net.ipv4.tcp_congestion_control"],
-            "sack": readback["net.ipv4.tcp_sack"] == "1",
-            "ecn": int(readback["net.ipv4.tcp_ecn"]),
-            "ipv6_disabled": readback["net.ipv6.conf.all.disable_ipv6"] == "1",
-            "initcwnd": int(initcwnd.group(1)) if initcwnd else None,
-            "mtu_bytes": int(re.search(r"mtu (\d+)", link).group(1)),
-            "offloads": _offloads(features),
-            "routes": routes,
-            "neighbours": run("ip neigh show").splitlines(),
+            "delay": "p4aqm switch link emulation (link.delay_us on each port)",
+            "rate": "p4aqm switch queue and link rate (gNMI), per bottleneck direction",
         }
+
+    def _netem_delays(self) -> None:
+        """BMv2 has no link emulation: netem delays both directions of each link."""
+        for plan in self.plans.values():
+            if plan.delay_us == 0:
+                continue
+            host = self.host(plan.name)
+            router_end = host.defaultIntf().link.intf2.name
+            host.cmd(" ".join(netem_delay_command(host.defaultIntf().name, plan.delay_us)))
+            subprocess.run(netem_delay_command(router_end, plan.delay_us), check=True)
+        if self.spec.bottleneck_delay_us:
+            for router in self.routers:
+                name = router.intfs[BOTTLENECK_PORT].name
+                command = netem_delay_command(name, self.spec.bottleneck_delay_us)
+                subprocess.run(command, check=True)
 
     def stop(self) -> None:
         net, self.net = self.net, None
@@ -367,25 +475,9 @@ class Dumbbell:
             for name in names:  # veth ends net.stop() did not remove
                 subprocess.run(["ip", "link", "del", name], capture_output=True)
             self.routers = []
-
-
-_FEATURE_NAMES = {
-    "tx": "tx-checksumming",
-    "rx": "rx-checksumming",
-    "sg": "scatter-gather",
-    "tso": "tcp-segmentation-offload",
-    "gso": "generic-segmentation-offload",
-    "gro": "generic-receive-offload",
-}
-
-
-def _offloads(features: str) -> dict[str, bool]:
-    """`ethtool -k` output -> {short name: on?} for the offloads we turn off."""
-    result = {}
-    for short, long in _FEATURE_NAMES.items():
-        match = re.search(rf"^{long}: (on|off)", features, re.MULTILINE)
-        result[short] = bool(match and match.group(1) == "on")
-    return result
+            if self.record is not None:
+                clean_record(self.record)  # whatever is left: processes run in the hosts
+                self.record = None
 
 
 def _quiet_root_interface(name: str) -> None:

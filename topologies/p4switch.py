@@ -1,8 +1,11 @@
-"""A Mininet switch that runs `p4aqm switch`, one port per attached interface."""
+"""Mininet switches that run a P4Runtime switch process, one port per attached interface:
+`p4aqm switch`, or BMv2's `simple_switch_grpc` with the same flags where it is on PATH."""
 
 import os
 import re
+import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -17,6 +20,7 @@ from mininet.node import Switch
 from p4aqm.netlab import die_with_parent
 
 _LISTENING = re.compile(r"listening on (\S+):(\d+),")
+SIMPLE_SWITCH_GRPC = "simple_switch_grpc"
 
 
 def p4runtime_answers(grpc_addr: str, timeout_s: float = 1.0) -> bool:
@@ -31,6 +35,12 @@ def p4runtime_answers(grpc_addr: str, timeout_s: float = 1.0) -> bool:
     return True
 
 
+def free_tcp_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 class P4AqmSwitch(Switch):
     """`p4aqm switch -i N@intf ...` in the root namespace, its gRPC server on 127.0.0.1.
 
@@ -38,7 +48,7 @@ class P4AqmSwitch(Switch):
     address once started. start() returns only when the P4Runtime server answers;
     stop() sends SIGTERM to the switch's process group, then SIGKILL after 5 s."""
 
-    command = "switch"
+    kind = "p4aqm"
 
     def __init__(
         self,
@@ -59,14 +69,18 @@ class P4AqmSwitch(Switch):
         self.process: subprocess.Popen[str] | None = None
         self.output: list[str] = []
 
-    def switch_args(self) -> list[str]:
-        p4aqm = str(Path(sys.executable).parent / "p4aqm")
-        args = [p4aqm, "switch", "--no-p4", "--device-id", str(self.device_id)]
-        args += ["--grpc-server-addr", f"127.0.0.1:{self.grpc_port}"]
+    def interface_args(self) -> list[str]:
+        args = []
         for port, intf in sorted(self.intfs.items()):
             if intf.name != "lo":
                 args += ["-i", f"{port}@{intf.name}"]
         return args
+
+    def switch_args(self) -> list[str]:
+        p4aqm = str(Path(sys.executable).parent / "p4aqm")
+        args = [p4aqm, "switch", "--no-p4", "--device-id", str(self.device_id)]
+        args += ["--grpc-server-addr", f"127.0.0.1:{self.grpc_port}"]
+        return args + self.interface_args()
 
     def start(self, controllers: list) -> None:  # noqa: ARG002 (no OpenFlow controllers)
         listening = threading.Event()
@@ -96,7 +110,7 @@ class P4AqmSwitch(Switch):
 
         threading.Thread(target=drain, daemon=True, name=f"{self.name}-output").start()
         deadline = time.monotonic() + self.startup_timeout_s
-        while not listening.wait(0.05):
+        while self.grpc_addr is None and not listening.wait(0.05):
             if self.process.poll() is not None or time.monotonic() > deadline:
                 self._fail("did not start")
         while not p4runtime_answers(self.grpc_addr or "", timeout_s=0.5):
@@ -120,3 +134,24 @@ class P4AqmSwitch(Switch):
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
         super().stop(deleteIntfs)
+
+
+class Bmv2Switch(P4AqmSwitch):
+    """BMv2's `simple_switch_grpc` with the flags P4AqmSwitch gives `p4aqm switch`, and a
+    Thrift port of its own for simple_switch_CLI (queue rates and depths)."""
+
+    kind = "bmv2"
+
+    def __init__(self, name: str, **params: Any) -> None:  # noqa: ANN401 (Mininet's)
+        if shutil.which(SIMPLE_SWITCH_GRPC) is None:
+            raise FileNotFoundError(f"{SIMPLE_SWITCH_GRPC} is not on PATH (BMv2 is not installed)")
+        super().__init__(name, **params)
+        # BMv2 prints no line with its gRPC port: both ports are picked here.
+        self.grpc_port = self.grpc_port or free_tcp_port()
+        self.thrift_port = free_tcp_port()
+        self.grpc_addr = f"127.0.0.1:{self.grpc_port}"
+
+    def switch_args(self) -> list[str]:
+        args = [SIMPLE_SWITCH_GRPC, "--no-p4", "--device-id", str(self.device_id)]
+        args += ["--thrift-port", str(self.thrift_port), *self.interface_args()]
+        return [*args, "--", "--grpc-server-addr", self.grpc_addr or ""]

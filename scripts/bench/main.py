@@ -4,6 +4,7 @@ Benchmarks are not tests: nothing here passes or fails; the numbers are for the 
 """
 
 import compile_time
+import dumbbell_cpu
 import forwarding
 import monitor_cost
 import p4runtime_writes
@@ -47,6 +48,11 @@ def main() -> None:
             f"  l3_forward / wire at {size} B: delivered {delivered:.0%}{bound},"
             f" per core {per_core:.0%}"
         )
+
+    l3_1500 = next(r for r in rates if r.frame_bytes == 1500 and r.program == forwarding.L3_FORWARD)
+    print("\n== The dumbbell: bring-up, and router CPU with 9 TCP flows each way at 10 Mbit/s")
+    for line in dumbbell_cpu.report(1 / l3_1500.per_core_pps):
+        print(line)
 
     print(f"\n== {monitor_cost.title()}")
     for line in monitor_cost.report(monitor_cost.run()):

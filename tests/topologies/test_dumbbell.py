@@ -3,6 +3,7 @@
 import os
 import re
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -18,9 +19,12 @@ except ImportError as exc:
         f"Mininet cannot be imported ({exc}): run scripts/setup.sh", allow_module_level=True
     )
 
+from tcp_probes import HOLDER, OPENER, python_command  # noqa: E402
+
 from topologies import Dumbbell, DumbbellSpec, HostTcp  # noqa: E402
 
 PINGS = 20
+ALGORITHMS = set(Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split())
 CONGESTION_CONTROLS = {"c1": "reno", "c2": "cubic", "c3": "bbr", "s1": "bbr", "s2": "reno"}
 
 
@@ -74,6 +78,38 @@ def test_congestion_control_reads_back_per_host(dumbbell: Dumbbell) -> None:
         assert host["sack"] and host["ecn"] == 0 and host["ipv6_disabled"]
         assert host["initcwnd"] == 10 and host["mtu_bytes"] == 1500
         assert not any(host["offloads"].values()), host["offloads"]
+
+
+def test_connections_use_their_hosts_congestion_control(dumbbell: Dumbbell) -> None:
+    """`ss -ti` on both ends of a connection per (cN, sN) pair names each host's own
+    algorithm: the sender side of a socket picks it, so the two ends may differ."""
+    port = 7100
+    holders = []
+    try:
+        for client, server in zip(dumbbell.clients(), dumbbell.servers(), strict=True):
+            holder = dumbbell.host(server).popen(
+                python_command(HOLDER, port), stdout=subprocess.PIPE, text=True
+            )
+            holders.append(holder)
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+            opener = python_command(OPENER, dumbbell.ip(server), port)
+            holders.append(dumbbell.host(client).popen(opener))
+        for name in (*dumbbell.clients(), *dumbbell.servers()):
+            want = CONGESTION_CONTROLS.get(name, "cubic")
+            deadline = time.monotonic() + 5
+            while True:
+                out = dumbbell.host(name).cmd(
+                    f"ss -tin state established '( sport = :{port} or dport = :{port} )'"
+                )
+                algorithms = [word for word in out.split() if word in ALGORITHMS]
+                if algorithms or time.monotonic() > deadline:
+                    break
+                time.sleep(0.1)
+            assert algorithms == [want], f"{name}: want {want}; ss -ti:\n{out}"
+    finally:
+        for process in holders:
+            process.kill()
+            process.wait()
 
 
 def _namespaces() -> set[str]:
