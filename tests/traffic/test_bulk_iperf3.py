@@ -1,0 +1,76 @@
+"""Bulk TCP through iperf3: the command lines, and per-interval records from its JSON."""
+
+import json
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from traffic.bulk import BulkFlow, client_command, parse_report, read_report, server_command
+
+# iperf3 3.12 on loopback, 2 s at 20 Mbit/s, 0.5 s intervals, with --get-server-output.
+SAMPLE = Path(__file__).parent / "data" / "iperf3_loopback_2s.json"
+
+
+def test_captured_report_gives_goodput_over_time() -> None:
+    records = read_report(SAMPLE, flow=3)
+    assert list(records.columns) == [
+        "flow", "t_s", "goodput_bps", "bytes", "retransmits", "snd_cwnd_bytes", "rtt_us",
+    ]  # fmt: skip
+    assert len(records) == 4 and (records["flow"] == 3).all()
+    assert records["t_s"].tolist() == pytest.approx([0.5, 1.0, 1.5, 2.0], abs=0.01)
+    # The receiver's bytes, not the sender's: the server's first interval, 1310720 bytes.
+    assert records["bytes"].iloc[0] == 1310720
+    assert records["goodput_bps"].mean() == pytest.approx(20e6, rel=0.1)
+    assert (records["retransmits"] == 0).all()
+    assert records["snd_cwnd_bytes"].notna().all() and (records["rtt_us"] > 0).all()
+
+
+def test_flow_over_loopback_with_the_built_commands(
+    tmp_path: Path, free_port: Callable[..., int]
+) -> None:
+    flow = BulkFlow(
+        flow=1, server_address="127.0.0.1", port=free_port(), duration_s=1, reverse=True,
+        rate_bps=10e6,
+    )  # fmt: skip
+    server = subprocess.Popen(server_command(flow, tmp_path / "server.json"))
+    time.sleep(0.3)
+    client = subprocess.run(client_command(flow, tmp_path / "client.json"), timeout=10)
+    server.wait(5)
+    assert (client.returncode, server.returncode) == (0, 0)
+    # Reversed, the client is the receiver and the server's report the sender's.
+    records = read_report(tmp_path / "client.json", flow=1)
+    assert len(records) == 2
+    assert records["goodput_bps"].mean() == pytest.approx(10e6, rel=0.2)
+    assert records["rtt_us"].notna().all()
+
+
+def test_command_lines() -> None:
+    flow = BulkFlow(flow=2, server_address="10.0.1.2", port=5202, duration_s=90)
+    command = client_command(flow, Path("c.json"))
+    assert command[:2] == ["/usr/bin/iperf3", "-c"]
+    for option, value in (("-t", "90"), ("-i", "0.5"), ("-C", "cubic"), ("-p", "5202")):
+        assert command[command.index(option) + 1] == value
+    assert "-J" in command and "--get-server-output" in command and "-R" not in command
+    server = server_command(flow, Path("s.json"))
+    assert server[server.index("-B") + 1] == "10.0.1.2" and "-1" in server
+
+
+def test_bad_reports_and_flows_are_named(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="iperf3 failed: unable to connect"):
+        parse_report({"error": "unable to connect to server"}, 1)
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"start": {}\n,,')
+    with pytest.raises(ValueError, match=f"^{broken}:2: not JSON"):
+        read_report(broken, 1)
+    with pytest.raises(ValueError, match="cannot read"):
+        read_report(tmp_path / "none.json", 1)
+    without_server = json.loads(SAMPLE.read_text())
+    del without_server["server_output_json"]
+    with pytest.raises(ValueError, match="--get-server-output"):
+        parse_report(without_server, 1)
+    with pytest.raises(ValidationError, match="duration_s"):
+        BulkFlow(flow=1, server_address="h", port=1, duration_s=2.5)

@@ -1,0 +1,1 @@
+"""Web users after Mah's HTTP model: one TCP connection per request/response (HTTP/1.0)."""
