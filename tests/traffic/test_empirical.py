@@ -1,16 +1,15 @@
 """Loading .cdf files (every error names file and line) and sampling them by inverse CDF."""
 
-import math
 from pathlib import Path
 
 import numpy as np
 import pytest
+from goodness_of_fit import chi_square, critical_value
 
-from traffic.empirical import DataFileError, EmpiricalDistribution, load_cdf
+from traffic.empirical import DataFileError, load_cdf
 from traffic.mah import DATA_DIR
 
 DRAWS = 20_000
-BINS = 20
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -63,28 +62,6 @@ def test_mah_files_load_with_the_readme_statistics() -> None:
         assert distribution.mean() == pytest.approx(mean, abs=0.01)
         assert distribution.values[-1] == maximum
         assert distribution.cumulative[-1] == 1.0
-
-
-def chi_square(distribution: EmpiricalDistribution, draws: np.ndarray) -> tuple[float, int]:
-    """Pearson's statistic over bins of consecutive values of about equal probability,
-    and its degrees of freedom."""
-    before = np.concatenate([[0.0], distribution.cumulative[:-1]])
-    bin_of_value = np.minimum((before * BINS).astype(int), BINS - 1)
-    expected = np.bincount(bin_of_value, weights=distribution.probabilities(), minlength=BINS)
-    index = np.searchsorted(distribution.values, draws)
-    assert np.array_equal(distribution.values[index], draws), "a draw that was never observed"
-    observed = np.bincount(bin_of_value[index], minlength=BINS)
-    used = expected > 0
-    statistic = float(
-        ((observed[used] - DRAWS * expected[used]) ** 2 / (DRAWS * expected[used])).sum()
-    )
-    return statistic, int(used.sum()) - 1
-
-
-def critical_value(degrees: int, z: float = 3.09) -> float:
-    """The chi-square quantile at 1 - 0.001 (z = 3.09), Wilson-Hilferty approximation."""
-    k = degrees
-    return k * (1 - 2 / (9 * k) + z * math.sqrt(2 / (9 * k))) ** 3
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in DATA_DIR.glob("*.cdf")))

@@ -118,7 +118,7 @@ def test_short_run_of_50_users(tmp_path: Path) -> None:
     assert (records["response_time_us"] >= 0).all()
     assert (records["received_bytes"] == records["reply_bytes"]).all()
     assert records["tcpi_rtt_us"].notna().all() and records["tcpi_total_retrans"].notna().all()
-    assert (records["client_host"] == "c1").all() and (records["server_name"] == "s1").all()
+    assert (records["client_host"] == "c1").all() and (records["server_host"] == "s1").all()
     start_ns = metadata["start_ns"]
     assert records["start_ns"].between(start_ns, start_ns + 3.5e9).all()
     # The server saw the same connections, and its records join the client's.

@@ -1,0 +1,1 @@
+"""Experiments: traffic (traffic/) run on topologies (topologies/), measured and kept."""
