@@ -7,6 +7,7 @@ frame bytes the left router's bottleneck interface received, the same bytes the
 bottleneck's rate counts."""
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -28,6 +29,10 @@ class WebLoad:
     reverse_load_bps: float  # client -> server: requests and ACKs
     window_s: float
     clients: dict[str, dict[str, Any]]  # each client process's summary
+    client_cpu_s: float  # CPU seconds of the client processes in the window
+    server_cpu_s: float
+    watched_cpu_s: dict[int, float]  # CPU seconds in the window of each pid asked for
+    machine_busy: float  # the machine's busy share of all its cores in the window
 
     @property
     def late_starts(self) -> int:
@@ -40,6 +45,19 @@ def web_client_flags(params: WebParams) -> list[str]:
     for name, value in params.model_dump().items():
         flags += [f"--{name.replace('_', '-')}", str(value)]
     return flags
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process (all its threads), in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_ticks() -> tuple[int, int]:
+    """Busy and total CPU ticks of the whole machine since boot (/proc/stat)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle and iowait
+    return sum(fields) - idle, sum(fields)
 
 
 def _bottleneck_rx_bytes(net: Dumbbell, side: int) -> int:
@@ -56,6 +74,7 @@ def run_web_load(
     warmup_s: float,
     measure_s: float,
     seed: int = 1,
+    watch_pids: tuple[int, ...] = (),
 ) -> WebLoad:
     out_dir.mkdir(parents=True, exist_ok=True)
     python = sys.executable
@@ -82,8 +101,14 @@ def run_web_load(
         time.sleep(warmup_s)
         start = time.monotonic()
         reply0, request0 = _bottleneck_rx_bytes(net, 1), _bottleneck_rx_bytes(net, 2)
+        clients0 = sum(cpu_seconds(p.pid) for p in clients.values())
+        servers0 = sum(cpu_seconds(p.pid) for p in servers)
+        watched0, machine0 = {p: cpu_seconds(p) for p in watch_pids}, machine_ticks()
         time.sleep(measure_s)
+        watched1, machine1 = {p: cpu_seconds(p) for p in watch_pids}, machine_ticks()
         reply1, request1 = _bottleneck_rx_bytes(net, 1), _bottleneck_rx_bytes(net, 2)
+        clients1 = sum(cpu_seconds(p.pid) for p in clients.values())
+        servers1 = sum(cpu_seconds(p.pid) for p in servers)
         window_s = time.monotonic() - start
         summaries = {}
         for name, process in clients.items():
@@ -101,4 +126,8 @@ def run_web_load(
         reverse_load_bps=8 * (request1 - request0) / window_s,
         window_s=window_s,
         clients=summaries,
+        client_cpu_s=clients1 - clients0,
+        server_cpu_s=servers1 - servers0,
+        watched_cpu_s={p: watched1[p] - watched0[p] for p in watch_pids},
+        machine_busy=(machine1[0] - machine0[0]) / (machine1[1] - machine0[1]),
     )

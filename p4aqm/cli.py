@@ -12,6 +12,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "stf": ("p4aqm.stf.cli", "run an STF packet test (p4c's format) on the switch"),
     "controller": ("controller.cli", "push a pipeline and install entries from a YAML config"),
     "topo": ("topologies.cli", "bring up a Mininet topology (dumbbell) on P4 switches"),
+    "run": ("experiments.runner", "run an experiment file's sweep; resumable"),
     "calibrate": ("experiments.calibrate", "measure web load against users; fit and plot it"),
     "clean": ("topologies.clean", "remove the namespaces, veths and processes p4aqm started"),
 }

@@ -44,6 +44,9 @@ BOTTLENECK_PORT = 100
 LEFT, RIGHT = 1, 2
 SWITCH_CLASSES = {"p4aqm": P4AqmSwitch, "bmv2": Bmv2Switch}
 MAX_HOSTS_PER_SIDE = BOTTLENECK_PORT - 1
+# A bottleneck direction's queue: without an AQM, 100 packets of drop-tail (the TCP
+# evaluation suite's); with one, unset gives the controller's limit_pkts + 64.
+DROPTAIL_DEPTH_PKTS = 100
 
 
 @dataclass
@@ -55,10 +58,10 @@ class DumbbellSpec:
     access_rate_bps: int = 100_000_000
     bottleneck_rate_bps: int = 10_000_000
     bottleneck_delay_us: int = 0
-    # Queue depth of each direction's bottleneck queue; None leaves the switch's default
-    # (or, with an AQM, the controller's limit_pkts + 64).
-    left_to_right_depth_pkts: int | None = 100
-    right_to_left_depth_pkts: int | None = 100
+    # Queue depth of each direction's bottleneck queue. Unset: DROPTAIL_DEPTH_PKTS, or with
+    # an AQM the controller's limit_pkts + 64; set, it must exceed the AQM's limit.
+    left_to_right_depth_pkts: int | None = None
+    right_to_left_depth_pkts: int | None = None
     # An AQM config as in the controller's YAML (`aqm:` of a port), per direction.
     left_to_right_aqm: dict[str, Any] | None = None
     right_to_left_aqm: dict[str, Any] | None = None
@@ -115,20 +118,24 @@ class DumbbellSpec:
                 raise ValueError(f"{name}: {getattr(self, name)} is not positive")
         if self.bottleneck_delay_us < 0:
             raise ValueError(f"bottleneck_delay_us: {self.bottleneck_delay_us} is negative")
-        for name in ("left_to_right_depth_pkts", "right_to_left_depth_pkts"):
-            depth = getattr(self, name)
+        for direction in ("left_to_right", "right_to_left"):
+            depth, aqm = getattr(self, f"{direction}_depth_pkts"), getattr(self, f"{direction}_aqm")
             if depth is not None and depth <= 0:
-                raise ValueError(f"{name}: {depth} is not positive")
-        for name in ("left_to_right_aqm", "right_to_left_aqm"):
-            aqm = getattr(self, name)
+                raise ValueError(f"{direction}_depth_pkts: {depth} is not positive")
             if aqm is None:
                 continue
             try:
-                TypeAdapter(AqmConfig).validate_python(aqm)
+                model = TypeAdapter(AqmConfig).validate_python(aqm)
             except ValidationError as exc:
                 err = exc.errors()[0]
-                where = ".".join(str(x) for x in (name, *err["loc"]))
+                where = ".".join(str(x) for x in (f"{direction}_aqm", *err["loc"]))
                 raise ValueError(f"{where}: {err['msg']}") from None
+            limit = getattr(model, "limit_pkts", None)
+            if depth is not None and limit is not None and depth <= limit:
+                raise ValueError(
+                    f"{direction}_depth_pkts: {depth} must exceed the AQM's limit_pkts ({limit}),"
+                    " so that the AQM's own limit binds first; leave it unset for limit + 64"
+                )
         self.host_tcp.check("host_tcp")
         hosts = {p.name for p in plan_hosts(self)}
         for name, tcp in self.host_tcp_by_name.items():
@@ -218,6 +225,7 @@ def router_config(spec: DumbbellSpec, side: int, router: P4AqmSwitch) -> dict:
     )
     depth = spec.left_to_right_depth_pkts if side == LEFT else spec.right_to_left_depth_pkts
     aqm = spec.left_to_right_aqm if side == LEFT else spec.right_to_left_aqm
+    depth = DROPTAIL_DEPTH_PKTS if depth is None and aqm is None else depth
     queue: dict[str, int] = {"rate_bps": spec.bottleneck_rate_bps}
     if depth is not None:
         queue["depth_packets"] = depth

@@ -24,7 +24,9 @@ _UNIFORM_KEYS = {"kind", "clients", "servers", "rtt_min_us", "rtt_max_us", "seed
 
 
 class SpecFileError(ValueError):
-    pass
+    def __init__(self, message: str, key: str = "") -> None:
+        super().__init__(message)
+        self.key = key  # the dotted field it names, where there is one
 
 
 def spec_from_mapping(data: dict[str, Any], where: str) -> DumbbellSpec:
@@ -51,11 +53,11 @@ def spec_from_mapping(data: dict[str, Any], where: str) -> DumbbellSpec:
     except ValidationError as exc:
         err = exc.errors()[0]
         key = ".".join(str(x) for x in err["loc"])
-        raise SpecFileError(f"{where}: {key}: {err['msg']}") from None
+        raise SpecFileError(f"{where}: {key}: {err['msg']}", key) from None
     except (ValueError, TypeError) as exc:
         if isinstance(exc, SpecFileError):
             raise
-        raise SpecFileError(f"{where}: {exc}") from None
+        raise SpecFileError(f"{where}: {exc}", str(exc).split(":", 1)[0].split()[0]) from None
     return spec
 
 

@@ -1,0 +1,137 @@
+"""`p4aqm run EXP.yaml -o RESULTS/`: every point of the sweep, one after the other.
+
+A point runs in RESULTS/.inflight/NAME/ and is renamed to RESULTS/points/NAME/ when its
+manifest is written, so a folder under points/ is always whole. A rerun skips the points
+whose manifest says "ok", retries failed ones, and throws away what an interrupted run
+left in .inflight/: an interruption loses at most the point in flight. A point that
+fails is recorded with its error (its manifest, status "failed") and the sweep goes on.
+"""
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from experiments.manifest import point_manifest
+from experiments.point import PointRun
+from experiments.spec import ExperimentError, Point, load_experiment
+
+# Bring-up, teardown and collection of a point, for --dry-run's estimate (measured: see
+# the note of issue #14; a point of the smoke experiment took about this much over its
+# warm-up and duration).
+OVERHEAD_S = 8.0
+
+
+def is_complete(folder: Path) -> bool:
+    try:
+        return json.loads((folder / "manifest.json").read_text()).get("status") == "ok"
+    except (OSError, ValueError):
+        return False
+
+
+def _live(figures: dict[str, float]) -> str:
+    parts = [f"{figures['elapsed_s']:.0f}/{figures['total_s']:.0f} s"]
+    for direction, label in (("server_to_client_bps", "s->c"), ("client_to_server_bps", "c->s")):
+        if direction in figures:
+            parts.append(f"{label} {figures[direction] / 1e6:.2f} Mbit/s")
+    if "queue_pkts" in figures:
+        parts.append(f"queue {figures['queue_pkts']:.0f} pkts, drops {figures['tm_drops']:.0f}")
+    return "  ".join(parts)
+
+
+def run_point(point: Point, results: Path, source: Path, on_figures: Any) -> str:  # noqa: ANN401
+    inflight = results / ".inflight" / point.name
+    shutil.rmtree(inflight, ignore_errors=True)
+    inflight.mkdir(parents=True)
+    started = time.time_ns()
+    status, error, outcome = "ok", None, {}
+    try:
+        outcome = PointRun(point, inflight).run(on_figures)
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:  # noqa: BLE001 - recorded with the point; the sweep goes on
+        status, error = "failed", f"{type(exc).__name__}: {exc}"
+    manifest = point_manifest(point, source, started, time.time_ns(), status, error, outcome)
+    temp = inflight / ".manifest.json.tmp"
+    temp.write_text(json.dumps(manifest, indent=2, default=str) + "\n")
+    temp.replace(inflight / "manifest.json")
+    final = results / "points" / point.name
+    final.parent.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(final, ignore_errors=True)  # a failed attempt's folder
+    inflight.replace(final)
+    return status if error is None else f"{status}: {error}"
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="p4aqm run", description=__doc__.split("\n\n")[0])
+    parser.add_argument("experiment", type=Path)
+    parser.add_argument("-o", "--output", type=Path, required=True, help="results folder")
+    parser.add_argument("--dry-run", action="store_true", help="print the points and the time")
+    args = parser.parse_args(argv)
+    console = Console()
+    try:
+        experiment, points = load_experiment(args.experiment)
+    except ExperimentError as exc:
+        print(f"p4aqm run: error: {exc}", file=sys.stderr)
+        return 2
+    results: Path = args.output
+    stored = results / "experiment.yaml"
+    text = args.experiment.read_text()
+    if stored.exists() and stored.read_text() != text:
+        print(
+            f"p4aqm run: error: {results} holds the results of another experiment file"
+            f" ({stored} differs from {args.experiment}); give another -o",
+            file=sys.stderr,
+        )
+        return 2
+    todo = [p for p in points if not is_complete(results / "points" / p.name)]
+    per_point_s = experiment.warmup_s + experiment.duration_s + OVERHEAD_S
+    if args.dry_run:
+        for point in points:
+            done = "done" if point not in todo else "to run"
+            console.print(f"{point.index:3d} {point.name}  ({done}) users {point.web_users}")
+        console.print(
+            f"{len(todo)} of {len(points)} points to run, about {len(todo) * per_point_s / 60:.1f}"
+            f" min ({per_point_s:.0f} s each: {experiment.warmup_s:g} s warm-up,"
+            f" {experiment.duration_s:g} s measured, ~{OVERHEAD_S:g} s bring-up and teardown)"
+        )
+        return 0
+    results.mkdir(parents=True, exist_ok=True)
+    if not stored.exists():
+        temp = results / ".experiment.yaml.tmp"
+        temp.write_text(text)
+        temp.replace(stored)
+    shutil.rmtree(results / ".inflight", ignore_errors=True)
+    skipped = len(points) - len(todo)
+    if skipped:
+        console.print(f"{skipped} of {len(points)} points already complete: skipped")
+    failed = 0
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[live]}"),
+    )
+    with Progress(*columns, console=console) as progress:
+        sweep = progress.add_task("sweep", total=len(todo) * per_point_s, live="")
+        for i, point in enumerate(todo, 1):
+            description = f"point {i}/{len(todo)} {point.name}"
+            progress.update(sweep, description=description)
+            done_before = (i - 1) * per_point_s
+
+            def on_figures(figures: dict[str, float], base: float = done_before) -> None:
+                progress.update(sweep, completed=base + figures["elapsed_s"], live=_live(figures))
+
+            status = run_point(point, results, args.experiment, on_figures)
+            progress.update(sweep, completed=i * per_point_s)
+            console.print(f"{point.name}: {status}")
+            failed += status != "ok"
+    console.print(f"{len(todo) - failed} points ok, {failed} failed; results in {results}")
+    return 1 if failed else 0

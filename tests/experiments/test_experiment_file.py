@@ -1,0 +1,91 @@
+"""Experiment files: the sweep's points, and bad files named by line and field."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from experiments.spec import ExperimentError, load_experiment
+
+REPO = Path(__file__).resolve().parents[2]
+SMOKE = REPO / "experiments" / "examples" / "smoke.yaml"
+CALIBRATION = REPO / "calibrations" / "web-tcpeval.yaml"
+P4AQM = str(Path(sys.executable).parent / "p4aqm")
+
+GOOD = f"""name: t
+topology: {{bottleneck_rate_bps: 10000000}}
+traffic:
+  web: {{load_percent: 50, calibration: {CALIBRATION}}}
+  cbr: [{{client: c1, server: s2, rate_bps: 210000}}]
+duration_s: 30
+warmup_s: 5
+repetitions: 2
+sweep:
+  topology.right_to_left_depth_pkts: [50, 100]
+  traffic.web.load_percent: [50, 90]
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "exp.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_sweep_is_a_grid_of_named_points_with_repetitions(tmp_path: Path) -> None:
+    experiment, points = load_experiment(write(tmp_path, GOOD))
+    assert len(points) == 2 * 2 * 2
+    assert len({p.name for p in points}) == 8
+    first = points[0]
+    assert first.name == "p01_right_to_left_depth_pkts-50_load_percent-50_rep1"
+    assert first.topology.right_to_left_depth_pkts == 50
+    assert {p.experiment.seed for p in points} == {1, 2}  # a repetition is another seed
+    users = {p.overrides["traffic.web.load_percent"]: p.web_users for p in points}
+    assert users[90] > users[50] > 0
+
+
+@pytest.mark.parametrize(
+    ("change", "line", "named"),
+    [
+        (("duration_s: 30", "duration_s: 30\nbogus: 1"), 7, "bogus"),
+        (("duration_s: 30", "duration_s: thirty"), 6, "duration_s"),
+        (("duration_s: 30", "duration_s: -3"), 6, "duration_s"),
+        ((f", calibration: {CALIBRATION}", ""), 4, "calibration"),
+        (("client: c1", "client: c7"), 5, "no host 'c7'"),
+        (("bottleneck_rate_bps: 10000000", "bottleneck_rate_bps: -1"), 2, "bottleneck_rate_bps"),
+        (("[50, 90]", "[50, 900]"), 11, "load_percent"),
+        (("warmup_s: 5", "warmup_s: 5\nsample_period_ms: 60000"), 8, "sample_period_ms"),
+        (("topology.right_to_left", "topology.nothing.right_to_left"), 10, "nothing"),
+    ],
+)
+def test_bad_files_name_line_and_field(
+    tmp_path: Path, change: tuple[str, str], line: int, named: str
+) -> None:
+    path = write(tmp_path, GOOD.replace(*change, 1))
+    with pytest.raises(ExperimentError) as error:
+        load_experiment(path)
+    message = str(error.value)
+    assert f"{path}:{line}" in message and named in message, message
+
+
+def test_a_bad_file_starts_nothing(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD.replace("duration_s: 30", "duration_s: 0"))
+    run = subprocess.run(
+        [P4AQM, "run", str(path), "-o", str(tmp_path / "out")], capture_output=True, text=True
+    )
+    assert run.returncode == 2 and "duration_s" in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_dry_run_prints_the_points_and_their_time(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [P4AQM, "run", str(SMOKE), "-o", str(tmp_path / "out"), "--dry-run"],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "p01_load_percent-50" in run.stdout and "p02_load_percent-80" in run.stdout
+    assert "2 of 2 points to run" in run.stdout
+    assert not (tmp_path / "out").exists()
