@@ -6,6 +6,7 @@ Benchmarks are not tests: nothing here passes or fails; the numbers are for the 
 import compile_time
 import dumbbell_cpu
 import forwarding
+import generator_cpu
 import monitor_cost
 import p4runtime_writes
 
@@ -52,6 +53,10 @@ def main() -> None:
     l3_1500 = next(r for r in rates if r.frame_bytes == 1500 and r.program == forwarding.L3_FORWARD)
     print("\n== The dumbbell: bring-up, and router CPU with 9 TCP flows each way at 10 Mbit/s")
     for line in dumbbell_cpu.report(1 / l3_1500.per_core_pps):
+        print(line)
+
+    print("\n== Web generators at 110 % of 10 Mbit/s, with both routers and the monitor")
+    for line in generator_cpu.report():
         print(line)
 
     print(f"\n== {monitor_cost.title()}")
