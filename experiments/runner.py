@@ -133,5 +133,7 @@ def main(argv: list[str]) -> int:
             progress.update(sweep, completed=i * per_point_s)
             console.print(f"{point.name}: {status}")
             failed += status != "ok"
+    (results / ".inflight").mkdir(exist_ok=True)
+    (results / ".inflight").rmdir()  # every point has left it
     console.print(f"{len(todo) - failed} points ok, {failed} failed; results in {results}")
     return 1 if failed else 0

@@ -175,16 +175,25 @@ def _field_of(error: dict[str, Any]) -> tuple[str, ...]:
 
 
 def _set_path(document: dict[str, Any], dotted: str, value: Any) -> None:  # noqa: ANN401
+    """Set the field at a dotted path; a number steps into a list (traffic.cbr.0.rate_bps)."""
     keys = dotted.split(".")
-    node = document
+    node: Any = document
     for key in keys[:-1]:
-        child = node.get(key)
-        if child is None:
-            child = node[key] = {}
-        if not isinstance(child, dict):
+        if isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+            continue
+        if not isinstance(node, dict):
             raise KeyError(key)
-        node = child
-    node[keys[-1]] = value
+        if node.get(key) is None:
+            node[key] = {}
+        node = node[key]
+    last = keys[-1]
+    if isinstance(node, list) and last.isdigit() and int(last) < len(node):
+        node[int(last)] = value
+    elif isinstance(node, dict):
+        node[last] = value
+    else:
+        raise KeyError(last)
 
 
 def _point_name(index: int, overrides: dict[str, Any], repetition: int, repetitions: int) -> str:
