@@ -73,16 +73,17 @@ def main(argv: list[str]) -> int:
     parser.add_argument("experiment", type=Path)
     parser.add_argument("-o", "--output", type=Path, required=True, help="results folder")
     parser.add_argument("--dry-run", action="store_true", help="print the points and the time")
+    parser.add_argument("--profile", help="apply one of the file's profiles (e.g. quick, full)")
     args = parser.parse_args(argv)
     console = Console()
     try:
-        experiment, points = load_experiment(args.experiment)
+        experiment, points = load_experiment(args.experiment, args.profile)
     except ExperimentError as exc:
         print(f"p4aqm run: error: {exc}", file=sys.stderr)
         return 2
     results: Path = args.output
     stored = results / "experiment.yaml"
-    text = args.experiment.read_text()
+    text = args.experiment.read_text() + (f"# --profile {args.profile}\n" if args.profile else "")
     if stored.exists() and stored.read_text() != text:
         print(
             f"p4aqm run: error: {results} holds the results of another experiment file"

@@ -96,6 +96,8 @@ class Experiment(Strict):
     seed: int = 1
     repetitions: int = Field(1, ge=1, le=1000)
     sweep: dict[str, list[Any]] = {}
+    # Named sets of changes (dotted field -> value), picked with `p4aqm run --profile`.
+    profiles: dict[str, dict[str, Any]] = {}
 
     @model_validator(mode="after")
     def durations_fit(self) -> "Experiment":
@@ -150,14 +152,15 @@ def _where(
     path: Path,
     lines: dict[tuple[str, ...], int],
     loc: tuple[str, ...],
-    overrides: dict[str, Any] | None = None,
+    set_by: dict[str, tuple[str, ...]] | None = None,
 ) -> str:
-    """FILE:LINE of the field at `loc`; a value the sweep set is on the sweep's line."""
-    for key in overrides or {}:
+    """FILE:LINE of the field at `loc`; a value a sweep or a profile set is on its line
+    there (`set_by`: dotted field -> where in the file it was set)."""
+    for key, origin in (set_by or {}).items():
         swept = tuple(key.split("."))
         shorter = min(len(swept), len(loc))
-        if len(loc) > 1 and swept[:shorter] == loc[:shorter]:
-            return f"{path}:{lines[('sweep', key)]}"
+        if (len(loc) > 1 or len(swept) == 1) and swept[:shorter] == loc[:shorter]:
+            return f"{path}:{lines.get(origin, lines.get(origin[:-1], 0))}"
     for n in range(len(loc), -1, -1):
         if loc[:n] in lines:
             return f"{path}:{lines[loc[:n]]}"
@@ -206,8 +209,9 @@ def _point_name(index: int, overrides: dict[str, Any], repetition: int, repetiti
     return "_".join(parts)
 
 
-def load_experiment(path: Path) -> tuple[Experiment, list[Point]]:
-    """The experiment and every point of its sweep, all validated before anything runs."""
+def load_experiment(path: Path, profile: str | None = None) -> tuple[Experiment, list[Point]]:
+    """The experiment (with `profile`'s changes, if given) and every point of its sweep,
+    all validated before anything runs."""
     try:
         text = path.read_text()
         document = yaml.safe_load(text)
@@ -220,6 +224,21 @@ def load_experiment(path: Path) -> tuple[Experiment, list[Point]]:
         raise ExperimentError(f"{path}{line}: invalid YAML: {exc.problem}") from None
     if not isinstance(document, dict):
         raise ExperimentError(f"{path}: expected a mapping (name, topology, traffic, ...)")
+    profiled: dict[str, tuple[str, ...]] = {}
+    if profile is not None:
+        profiles = document.get("profiles") or {}
+        if profile not in profiles:
+            names = ", ".join(profiles) or "none"
+            raise ExperimentError(f"{path}: --profile {profile}: the file's profiles are {names}")
+        for key, value in (profiles[profile] or {}).items():
+            try:
+                _set_path(document, key, copy.deepcopy(value))
+            except KeyError:
+                where = _where(path, lines, ("profiles", profile, key))
+                raise ExperimentError(
+                    f"{where}: profiles.{profile}.{key}: not a field path"
+                ) from None
+            profiled[key] = ("profiles", profile, key)
 
     def validate(data: dict[str, Any], overrides: dict[str, Any] | None = None) -> Experiment:
         try:
@@ -228,8 +247,9 @@ def load_experiment(path: Path) -> tuple[Experiment, list[Point]]:
             err = exc.errors()[0]
             loc = _field_of(err)
             note = f" (sweep point {overrides})" if overrides else ""
+            set_by = {**profiled, **{k: ("sweep", k) for k in overrides or {}}}
             raise ExperimentError(
-                f"{_where(path, lines, loc, overrides)}: {'.'.join(loc)}: {err['msg']}{note}"
+                f"{_where(path, lines, loc, set_by)}: {'.'.join(loc)}: {err['msg']}{note}"
             ) from None
 
     experiment = validate(document)
@@ -253,7 +273,9 @@ def load_experiment(path: Path) -> tuple[Experiment, list[Point]]:
         for repetition in range(1, experiment.repetitions + 1):
             index = len(points) + 1
             points.append(
-                _resolve_point(path, lines, point_experiment, overrides, index, repetition)
+                _resolve_point(
+                    path, lines, point_experiment, overrides, index, repetition, profiled
+                )
             )
     return experiment, points
 
@@ -265,13 +287,15 @@ def _resolve_point(
     overrides: dict[str, Any],
     index: int,
     repetition: int,
+    profiled: dict[str, tuple[str, ...]],
 ) -> Point:
     note = f" (sweep point {overrides})" if overrides else ""
+    set_by = {**profiled, **{k: ("sweep", k) for k in overrides}}
     try:
         topology = spec_from_mapping(dict(experiment.topology), "topology")
     except SpecFileError as exc:
         loc = ("topology", *exc.key.split(".")) if exc.key else ("topology",)
-        raise ExperimentError(f"{_where(path, lines, loc, overrides)}: {exc}{note}") from None
+        raise ExperimentError(f"{_where(path, lines, loc, set_by)}: {exc}{note}") from None
     hosts = {
         p for p in (*_names("c", topology.left_delays_us), *_names("s", topology.right_delays_us))
     }
@@ -281,7 +305,7 @@ def _resolve_point(
             for end in ("client", "server"):
                 name = getattr(flow, end)
                 if name not in hosts:
-                    where = _where(path, lines, ("traffic", kind, str(i), end), overrides)
+                    where = _where(path, lines, ("traffic", kind, str(i), end), set_by)
                     raise ExperimentError(
                         f"{where}: traffic.{kind}[{i}].{end}: no host {name!r}"
                         f" (hosts: {', '.join(sorted(hosts))}){note}"

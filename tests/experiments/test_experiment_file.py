@@ -89,3 +89,27 @@ def test_dry_run_prints_the_points_and_their_time(tmp_path: Path) -> None:
     assert "p01_load_percent-50" in run.stdout and "p02_load_percent-80" in run.stdout
     assert "2 of 2 points to run" in run.stdout
     assert not (tmp_path / "out").exists()
+
+
+PROFILES = """profiles:
+  quick: {duration_s: 10, sweep: {traffic.web.load_percent: [90]}}
+  broken: {warmup_s: -1}
+"""
+
+
+def test_a_profile_changes_fields_and_the_sweep(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD + PROFILES)
+    _, full = load_experiment(path)
+    experiment, quick = load_experiment(path, "quick")
+    assert len(full) == 8 and len(quick) == 1 * 2  # the profile's sweep replaces the file's
+    assert experiment.duration_s == 10 and {p.experiment.duration_s for p in quick} == {10}
+
+
+def test_profile_errors_name_the_profile(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD + PROFILES)
+    with pytest.raises(
+        ExperimentError, match="--profile nope: the file's profiles are quick, broken"
+    ):
+        load_experiment(path, "nope")
+    with pytest.raises(ExperimentError, match=rf"{path}:14: warmup_s"):
+        load_experiment(path, "broken")
