@@ -243,7 +243,8 @@ class PointRun:
                         "bytes": count - last[direction],
                         "bps": round(bps),
                         "utilisation": round(bps / rate, 5),
-                        "measured": (now_ns - epoch_ns) / 1e9 > experiment.warmup_s,
+                        # the whole second after the warm-up: it began after it
+                        "measured": (last_ns - epoch_ns) / 1e9 >= experiment.warmup_s,
                     }
                 )
                 last[direction] = count

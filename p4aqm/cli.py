@@ -13,6 +13,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "controller": ("controller.cli", "push a pipeline and install entries from a YAML config"),
     "topo": ("topologies.cli", "bring up a Mininet topology (dumbbell) on P4 switches"),
     "run": ("experiments.runner", "run an experiment file's sweep; resumable"),
+    "report": ("experiments.report.cli", "an HTML report with figures of a results folder"),
     "calibrate": ("experiments.calibrate", "measure web load against users; fit and plot it"),
     "clean": ("topologies.clean", "remove the namespaces, veths and processes p4aqm started"),
 }

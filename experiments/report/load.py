@@ -1,0 +1,287 @@
+"""A results folder (experiments/README.md) read into pandas frames.
+
+Every frame of a point holds only what happened inside its measurement window,
+manifest["window"] = [start_ns, end_ns] (CLOCK_REALTIME; the warm-up is before start_ns):
+web requests by when they started (start_ns), UDP packets by when they were sent
+(send_ns), throughput rows marked measured, monitor samples by when they were taken
+(realtime_ns). Each frame gets t_s, seconds since the window's start.
+"""
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from traffic.records import read_records
+
+# experiments/README.md: the router whose bottleneck direction a monitor file samples.
+MONITOR_DIRECTIONS = {"r1": "client_to_server", "r2": "server_to_client"}
+POINT_KEYS = ("status", "point", "sweep")
+# The columns the report reads from each kind of file.
+WEB_COLUMNS = ("start_ns", "response_time_us", "reply_bytes", "outcome")
+THROUGHPUT_COLUMNS = ("realtime_ns", "direction", "bps", "utilisation", "measured")
+UDP_COLUMNS = ("flow_id", "seq", "send_ns", "recv_ns", "owd_us")
+
+
+class ResultsError(Exception):
+    """Input the report cannot use; the message starts with the path at fault."""
+
+    def __init__(self, path: Path, message: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path = path
+
+
+@dataclass(frozen=True)
+class Point:
+    source: str  # the label of the results folder the point comes from
+    folder: Path
+    manifest: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        return self.manifest["point"]["name"]
+
+    @property
+    def status(self) -> str:
+        return self.manifest["status"]
+
+    @property
+    def error(self) -> str | None:
+        return self.manifest.get("error")
+
+    @property
+    def sweep(self) -> dict[str, Any]:
+        return self.manifest["sweep"]
+
+    @property
+    def repetition(self) -> int:
+        return self.manifest["point"].get("repetition", 1)
+
+    @property
+    def window(self) -> tuple[int, int]:
+        window = self.manifest["window"]
+        return window["start_ns"], window["end_ns"]
+
+    @property
+    def experiment_name(self) -> str:
+        return self.manifest.get("experiment", {}).get("name", "")
+
+    @property
+    def load_percent(self) -> float | None:
+        """The web load the point ran at (its resolved experiment's), swept or not."""
+        web = (self.manifest.get("experiment", {}).get("traffic") or {}).get("web") or {}
+        return web.get("load_percent")
+
+
+@dataclass(frozen=True)
+class Queue:
+    """A bottleneck queue's monitor samples inside the window."""
+
+    name: str  # the router (r1, r2), and the port if its monitor sampled several
+    direction: str  # client_to_server or server_to_client
+    samples: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class UdpFlow:
+    """One UDP flow's received packets that were sent inside the window, numbered from the
+    first packet sent inside it (seq 0), and how many were sent inside it."""
+
+    name: str
+    flow_id: int
+    packets: pd.DataFrame
+    sent: int
+
+
+@dataclass(frozen=True)
+class PointData:
+    point: Point
+    web: pd.DataFrame  # client requests: outcome, response_time_ms, reply_bytes, ...
+    throughput: pd.DataFrame  # per second and direction: utilisation, bps, ...
+    queues: list[Queue]
+    udp: list[UdpFlow]
+
+
+def load_results(folder: Path, source: str) -> list[Point]:
+    """The points of a results folder, in sweep order; source labels them."""
+    if not folder.is_dir():
+        raise ResultsError(folder, "no such folder")
+    points_dir = folder / "points"
+    if not points_dir.is_dir():
+        raise ResultsError(folder, "not a results folder (no points/; see experiments/README.md)")
+    folders = sorted(p for p in points_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
+    if not folders:
+        raise ResultsError(points_dir, "no points (has the experiment run?)")
+    points = [Point(source, p, _read_manifest(p / "manifest.json")) for p in folders]
+    return sorted(points, key=lambda p: (p.manifest["point"].get("index", 0), p.name))
+
+
+def _read_manifest(path: Path) -> dict[str, Any]:
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ResultsError(path, f"unreadable manifest: {exc}") from None
+    if not isinstance(manifest, dict) or any(key not in manifest for key in POINT_KEYS):
+        raise ResultsError(path, f"not a point's manifest (needs {', '.join(POINT_KEYS)})")
+    if not isinstance(manifest["point"], dict) or "name" not in manifest["point"]:
+        raise ResultsError(path, "not a point's manifest (point.name missing)")
+    if not isinstance(manifest["sweep"], dict):
+        raise ResultsError(path, "not a point's manifest (sweep is not a mapping)")
+    window = manifest.get("window")
+    if manifest["status"] == "ok" and not (
+        isinstance(window, dict) and {"start_ns", "end_ns"} <= window.keys()
+    ):
+        raise ResultsError(path, "an ok point without window {start_ns, end_ns}")
+    return manifest
+
+
+@contextmanager
+def _reading(path: Path) -> Iterator[None]:
+    """Any failure to read path becomes a ResultsError naming it."""
+    try:
+        yield
+    except (OSError, ValueError, KeyError, pa.ArrowException) as exc:
+        raise ResultsError(path, f"unreadable: {type(exc).__name__}: {exc}") from None
+
+
+def _require(frame: pd.DataFrame, columns: tuple[str, ...]) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise KeyError(f"no column {', '.join(missing)}")
+
+
+def load_point(point: Point) -> PointData:
+    """An ok point's records inside its window."""
+    return PointData(
+        point=point,
+        web=_web(point),
+        throughput=_throughput(point),
+        queues=_queues(point),
+        udp=_udp(point),
+    )
+
+
+def _inside(frame: pd.DataFrame, column: str, window: tuple[int, int]) -> pd.DataFrame:
+    start_ns, end_ns = window
+    inside = frame[(frame[column] >= start_ns) & (frame[column] <= end_ns)].copy()
+    inside["t_s"] = (inside[column] - start_ns) / 1e9
+    return inside
+
+
+def _record_paths(directory: Path) -> list[Path]:
+    """The Parquet record files of a directory, and those a killed run left as FILE.parts/."""
+    names = {p.name.removesuffix(".parts") for p in directory.glob("*.parquet*")}
+    return [directory / n for n in sorted(names) if n.endswith(".parquet")]
+
+
+def _web(point: Point) -> pd.DataFrame:
+    frames = []
+    for path in _record_paths(point.folder / "web"):
+        if path.stem.endswith("-server"):  # per connection; the clients' records suffice
+            continue
+        with _reading(path):
+            frame, _ = read_records(path)
+            _require(frame, WEB_COLUMNS)
+            frame = _inside(frame, "start_ns", point.window)
+            frame["response_time_ms"] = frame["response_time_us"] / 1e3
+        frames.append(frame)
+    if not frames:
+        return pd.DataFrame(columns=[*WEB_COLUMNS, "t_s", "response_time_ms"])
+    return pd.concat(frames, ignore_index=True)
+
+
+def _throughput(point: Point) -> pd.DataFrame:
+    path = point.folder / "throughput.csv"
+    if not path.exists():
+        return pd.DataFrame(columns=[*THROUGHPUT_COLUMNS, "t_s"])
+    with _reading(path):
+        frame = pd.read_csv(path)
+        _require(frame, THROUGHPUT_COLUMNS)
+        # A column of True/False parses as bool, but a hand-edited or partial file may not.
+        measured = frame["measured"].astype(str).str.lower() == "true"
+        frame = frame[measured].copy()
+        frame["t_s"] = (frame["realtime_ns"] - point.window[0]) / 1e9
+    return frame
+
+
+def _queues(point: Point) -> list[Queue]:
+    queues = []
+    for path in sorted(point.folder.glob("monitor-*.parquet")):
+        router = path.stem.removeprefix("monitor-")
+        with _reading(path):
+            samples = pd.read_parquet(path)
+            _require(samples, ("realtime_ns",))
+            samples = _inside(samples, "realtime_ns", point.window)
+            ports = sorted(samples["port"].unique()) if "port" in samples else []
+        direction = MONITOR_DIRECTIONS.get(router, router)
+        if len(ports) > 1:
+            queues += [
+                Queue(f"{router} port {port}", direction, samples[samples["port"] == port])
+                for port in ports
+            ]
+        else:
+            queues.append(Queue(router, direction, samples))
+    return queues
+
+
+def _udp(point: Point) -> list[UdpFlow]:
+    flows = []
+    for path in _record_paths(point.folder / "udp"):
+        stem = path.name.removesuffix(".parquet")
+        sender_path = path.with_name(f"{stem}.json")
+        with _reading(path):
+            packets, _ = read_records(path)
+            _require(packets, UDP_COLUMNS)
+        flow_ids = set(packets["flow_id"].unique())
+        # seq -> send_ns of the first and last packets the sender sent, by flow
+        anchors: dict[int, dict[int, int]] = {}
+        if sender_path.exists():
+            with _reading(sender_path):
+                sender = json.loads(sender_path.read_text())
+                flow_ids.add(sender["flow_id"])
+                if sender["packets_sent"]:
+                    anchors[sender["flow_id"]] = {
+                        0: sender["first_send_ns"],
+                        sender["packets_sent"] - 1: sender["last_send_ns"],
+                    }
+        for flow_id in sorted(flow_ids):
+            own = packets[packets["flow_id"] == flow_id]
+            first_seq, sent = _sent_in_window(own, anchors.get(flow_id, {}), point.window)
+            inside = _inside(own, "send_ns", point.window)
+            inside["seq"] -= first_seq
+            name = stem if len(flow_ids) == 1 else f"{stem} flow {flow_id}"
+            flows.append(UdpFlow(name, int(flow_id), inside, sent))
+    return flows
+
+
+def _sent_in_window(
+    packets: pd.DataFrame, anchors: dict[int, int], window: tuple[int, int]
+) -> tuple[int, int]:
+    """The first sequence number sent inside the window, and how many were sent in it.
+
+    A lost packet's send time is not recorded. The sender numbers the packets it sends
+    consecutively at a constant rate, so a lost one's send time is interpolated between
+    the packets received around it; the sender's summary anchors its first and last
+    packets, so that losses at either end count. Without the summary the flow is taken to
+    span the sequence numbers received.
+    """
+    known = anchors | dict(zip(packets["seq"].tolist(), packets["send_ns"].tolist(), strict=True))
+    if not known:
+        return 0, 0
+    seqs = np.array(sorted(known))
+    # Offsets from the first send: ns since 1970 do not fit float64's 53 bits exactly.
+    base_ns = known[int(seqs[0])]
+    sent_offset_ns = np.array([known[s] - base_ns for s in seqs], dtype=np.float64)
+    every = np.arange(seqs[0], seqs[-1] + 1)
+    estimated_ns = np.interp(every, seqs, sent_offset_ns)
+    start_ns, end_ns = window
+    inside = every[(estimated_ns >= start_ns - base_ns) & (estimated_ns <= end_ns - base_ns)]
+    if inside.size == 0:
+        return 0, 0
+    return int(inside[0]), int(inside.size)

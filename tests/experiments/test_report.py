@@ -1,0 +1,388 @@
+"""`p4aqm report` on small synthetic results folders written here with known values (the
+layout of experiments/README.md), and on a copy of a real one when there is one.
+
+The expected numbers are computed from the raw files with numpy, not through the report's
+code; the warm-up rows carry values far out of range, so that counting any of them shows.
+"""
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from experiments.report.cli import main
+
+START_NS = 1_795_487_201_000_000_000  # the window's start (CLOCK_REALTIME)
+WINDOW_S = 10
+WARMUP_S = 3
+END_NS = START_NS + WINDOW_S * 1_000_000_000
+SECOND_NS = 1_000_000_000
+SAMPLE_NS = 10_000_000
+CBR_INTERVAL_NS = 40_000_000
+WARMUP_RESPONSE_US = 99_000_000  # no request inside the window takes this long
+FAILED_ERROR = "RuntimeError: the queue monitor of r2 did not start: see monitor-r2.log"
+REAL_RESULTS = Path("/tmp/scratch/smoke")
+
+# (name, load %, repetition, status): two repetitions of load 50, one ok of load 80, and
+# the second repetition of load 80 failed.
+POINTS = (
+    ("p01_load_percent-50_rep1", 50, 1, "ok"),
+    ("p01_load_percent-50_rep2", 50, 2, "ok"),
+    ("p02_load_percent-80_rep1", 80, 1, "ok"),
+    ("p02_load_percent-80_rep2", 80, 2, "failed"),
+)
+
+
+def write_records(path: Path, frame: pd.DataFrame, kind: str) -> None:
+    """A record file as traffic.records writes it: Parquet with its metadata."""
+    metadata = {"kind": kind, "complete": True}
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    pq.write_table(table.replace_schema_metadata({b"p4aqm": json.dumps(metadata).encode()}), path)
+
+
+def manifest(name: str, index: int, load: int, repetition: int, status: str) -> dict:
+    ok = status == "ok"
+    return {
+        "status": status,
+        "error": None if ok else FAILED_ERROR,
+        "point": {"index": index, "name": name, "repetition": repetition},
+        "sweep": {"traffic.web.load_percent": load},
+        "experiment": {
+            "name": "synthetic",
+            "traffic": {"web": {"load_percent": float(load)}},
+            "warmup_s": WARMUP_S,
+            "duration_s": WINDOW_S,
+            "repetitions": 2,
+        },
+        "web_users": 10 * load,
+        "window": {"start_ns": START_NS, "end_ns": END_NS} if ok else None,
+        "epoch_ns": START_NS - WARMUP_S * SECOND_NS,
+        "git": {"commit": "0123456789abcdef", "dirty": False},
+    }
+
+
+def write_point(folder: Path, rng: np.random.Generator, load: int) -> None:
+    """throughput.csv, monitor-r2.parquet, web/ and udp/ of one point: the warm-up before
+    START_NS and a second after END_NS, both with values the window must not see."""
+    seconds = np.arange(-WARMUP_S + 1, WINDOW_S + 1)
+    rows = []
+    for direction, mean in (("client_to_server", 0.1), ("server_to_client", load / 100)):
+        utilisation = np.clip(rng.normal(mean, 0.05, len(seconds)), 0, 1)
+        utilisation[seconds <= 0] = 7.0  # warm-up: impossible on purpose
+        for second, u in zip(seconds, utilisation, strict=True):
+            rows.append(
+                {
+                    "realtime_ns": START_NS + second * SECOND_NS,
+                    "t_s": second + WARMUP_S,
+                    "direction": direction,
+                    "bytes": int(u * 10e6 / 8),
+                    "bps": int(u * 10e6),
+                    "utilisation": u,
+                    "measured": bool(second > 0),
+                }
+            )
+    pd.DataFrame(rows).to_csv(folder / "throughput.csv", index=False)
+
+    times = np.arange(START_NS - WARMUP_S * SECOND_NS, END_NS + SECOND_NS, SAMPLE_NS)
+    count = len(times)
+    outside = (times < START_NS) | (times > END_NS)
+    monitor = pd.DataFrame(
+        {
+            "realtime_ns": times,
+            "time_us": (times - times[0]) // 1000,
+            "period": np.arange(count),
+            "port": 100,
+            "queue": 0,
+            "depth_pkts": rng.integers(0, 120, count),
+            "arrivals": rng.integers(0, 12, count),
+            "departures": rng.integers(0, 12, count),
+            "tm_drops": rng.binomial(1, 0.01, count),
+            "occupancy_pkts": 0,
+            "avg_pkts": rng.uniform(0, 80, count),
+            "marks": rng.binomial(1, 0.05, count),
+            "early_drops": rng.binomial(2, 0.05, count),
+            "forced_drops": rng.binomial(1, 0.02, count),
+            "overflow_drops": 0,
+        }
+    )
+    monitor.loc[outside, "early_drops"] = 500
+    monitor.loc[outside, "depth_pkts"] = 10_000
+    monitor.to_parquet(folder / "monitor-r2.parquet")
+
+    web = folder / "web"
+    web.mkdir()
+    requests = 400
+    starts = rng.integers(START_NS - WARMUP_S * SECOND_NS, END_NS + SECOND_NS, requests)
+    response_us = rng.lognormal(np.log(200_000), 0.8, requests).astype(np.int64)
+    response_us[(starts < START_NS) | (starts > END_NS)] = WARMUP_RESPONSE_US
+    outcomes = rng.choice(
+        ["ok", "timeout", "reset", "cancelled"], requests, p=[0.9, 0.04, 0.03, 0.03]
+    )
+    reply_bytes = rng.choice([500, 8_000, 50_000, 300_000], requests)
+    clients = pd.DataFrame(
+        {
+            "start_ns": starts,
+            "response_time_us": response_us,
+            "request_bytes": 200,
+            "reply_bytes": reply_bytes,
+            "received_bytes": reply_bytes,
+            "client_host": "c1",
+            "server_host": "s1",
+            "outcome": outcomes,
+        }
+    )
+    write_records(web / "c1.parquet", clients, "web_client")
+    # A server's per-connection records: not requests, which the report must leave out.
+    servers = pd.DataFrame({"start_ns": starts, "duration_us": 1, "outcome": "ok"})
+    write_records(web / "s1-server.parquet", servers, "web_server")
+
+    udp = folder / "udp"
+    udp.mkdir()
+    send_ns = np.arange(START_NS - 2 * SECOND_NS, END_NS, CBR_INTERVAL_NS)
+    received = rng.random(len(send_ns)) > 0.05
+    received[-3:] = False  # the last packets lost: only the sender's summary tells
+    owd_us = rng.uniform(38_000, 45_000, len(send_ns))
+    packets = pd.DataFrame(
+        {
+            "flow_id": 0,
+            "seq": np.arange(len(send_ns)),
+            "send_ns": send_ns,
+            "recv_ns": send_ns + (owd_us * 1000).astype(np.int64),
+            "owd_us": owd_us,
+            "payload_bytes": 1000,
+            "dscp": 34,
+        }
+    )[received]
+    write_records(udp / "cbr0.parquet", packets, "cbr_receiver")
+    sender = {
+        "flow_id": 0,
+        "packets_sent": len(send_ns),
+        "first_send_ns": int(send_ns[0]),
+        "last_send_ns": int(send_ns[-1]),
+    }
+    (udp / "cbr0.json").write_text(json.dumps(sender))
+
+
+def make_results(folder: Path, seed: int = 1, points: int = len(POINTS)) -> Path:
+    """A results folder of the first `points` of POINTS (fewer draw faster)."""
+    rng = np.random.default_rng(seed)
+    (folder / "points").mkdir(parents=True)
+    (folder / "experiment.yaml").write_text("name: synthetic\n")
+    for index, (name, load, repetition, status) in enumerate(POINTS[:points], 1):
+        point = folder / "points" / name
+        point.mkdir()
+        text = json.dumps(manifest(name, (index + 1) // 2, load, repetition, status))
+        (point / "manifest.json").write_text(text)
+        if status == "ok":
+            write_point(point, rng, load)
+    return folder
+
+
+def ok_points(results: Path) -> list[Path]:
+    return [results / "points" / name for name, _, _, status in POINTS if status == "ok"]
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    results = make_results(tmp_path_factory.mktemp("report") / "synthetic")
+    out = results.parent / "out"
+    assert main([str(results), "-o", str(out)]) == 0
+    return results, out
+
+
+def figure_stems(index: Path) -> list[str]:
+    return re.findall(r'<img src="figures/([^"]+)\.png"', index.read_text())
+
+
+def inside(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    return frame[(frame[column] >= START_NS) & (frame[column] <= END_NS)]
+
+
+def test_every_figure_is_written_as_png_svg_and_csv(report: tuple[Path, Path]) -> None:
+    results, out = report
+    stems = figure_stems(out / "index.html")
+    expected = {
+        "response-time-cdf",
+        "response-time-ccdf",
+        "queue-histogram",
+        "drops-by-cause",
+        "axis-traffic.web.load_percent",
+    }
+    for point in ok_points(results):
+        expected |= {f"{point.name}-{kind}" for kind in ("utilisation", "queue", "udp-delay")}
+    assert set(stems) == expected
+    for stem in stems:
+        png, svg, csv = (out / "figures" / f"{stem}.{suffix}" for suffix in ("png", "svg", "csv"))
+        assert png.read_bytes().startswith(b"\x89PNG"), png
+        assert b"<svg" in svg.read_bytes()[:2000], svg
+        assert len(pd.read_csv(csv)) > 0, csv
+    assert not list(out.rglob(".*.tmp")), "a temporary file was left"
+
+
+def test_summary_equals_what_the_raw_records_give(report: tuple[Path, Path]) -> None:
+    results, out = report
+    summary = pd.read_csv(out / "summary.csv").set_index("point")
+    assert len(summary) == 3
+    for point in ok_points(results):
+        row = summary.loc[point.name]
+
+        throughput = pd.read_csv(point / "throughput.csv")
+        for direction in ("server_to_client", "client_to_server"):
+            measured = throughput[(throughput["direction"] == direction) & throughput["measured"]]
+            expected = np.mean(measured["utilisation"].to_numpy())
+            assert row[f"utilisation_{direction}"] == pytest.approx(expected)
+
+        monitor = inside(pd.read_parquet(point / "monitor-r2.parquet"), "realtime_ns")
+        drops = sum(
+            int(np.sum(monitor[c].to_numpy()))
+            for c in ("tm_drops", "early_drops", "forced_drops", "overflow_drops")
+        )
+        offered = int(np.sum(monitor["arrivals"].to_numpy())) + drops
+        assert row["loss_percent_server_to_client"] == pytest.approx(100 * drops / offered)
+        assert np.isnan(row["loss_percent_client_to_server"])  # no monitor that way: n/a
+        assert row["mean_queue_pkts_server_to_client"] == pytest.approx(
+            np.mean(monitor["depth_pkts"].to_numpy())
+        )
+
+        web = inside(pd.read_parquet(point / "web" / "c1.parquet"), "start_ns")
+        ok = web[web["outcome"] == "ok"]
+        assert row["requests_ok"] == len(ok)
+        assert row["requests_failed"] == np.sum(web["outcome"].isin(["timeout", "reset"]))
+        assert row["requests_unfinished"] == np.sum(web["outcome"] == "cancelled")
+        response_ms = ok["response_time_us"].to_numpy() / 1e3
+        assert row["response_time_median_ms"] == pytest.approx(np.median(response_ms))
+        assert row["response_time_p99_ms"] == pytest.approx(np.percentile(response_ms, 99))
+        small = ok[ok["reply_bytes"] <= 10_000]["response_time_us"].to_numpy() / 1e3
+        assert row["transfer_median_ms_le_10KB"] == pytest.approx(np.median(small))
+
+        # Every packet was sent at a known time: those inside the window, received or not.
+        sender = json.loads((point / "udp" / "cbr0.json").read_text())
+        send_ns = sender["first_send_ns"] + CBR_INTERVAL_NS * np.arange(sender["packets_sent"])
+        sent = int(np.sum((send_ns >= START_NS) & (send_ns <= END_NS)))
+        received = inside(pd.read_parquet(point / "udp" / "cbr0.parquet"), "send_ns")
+        assert row["udp_loss_percent"] == pytest.approx(100 * (sent - len(received)) / sent)
+        assert row["udp_owd_mean_ms"] == pytest.approx(np.mean(received["owd_us"]) / 1e3)
+
+
+def test_the_warmup_is_left_out(report: tuple[Path, Path]) -> None:
+    _, out = report
+    summary = pd.read_csv(out / "summary.csv")
+    assert (summary["utilisation_server_to_client"] <= 1).all()
+    assert (summary["loss_percent_server_to_client"] < 50).all()
+    cdf = pd.read_csv(out / "figures" / "response-time-cdf.csv")
+    assert cdf["response_time_ms"].max() < WARMUP_RESPONSE_US / 1e3
+    for point in ok_points(report[0]):
+        queue = pd.read_csv(out / "figures" / f"{point.name}-queue.csv")
+        assert queue["t_s"].between(0, WINDOW_S).all()
+        assert queue["depth_pkts"].max() < 10_000
+        utilisation = pd.read_csv(out / "figures" / f"{point.name}-utilisation.csv")
+        assert (utilisation["t_s"] > 0).all()
+        udp = pd.read_csv(out / "figures" / f"{point.name}-udp-delay.csv")
+        assert udp["t_s"].between(0, WINDOW_S).all()
+        assert udp["seq"].min() == 0  # numbered from the first packet sent inside
+
+
+def test_failed_points_are_listed_with_their_error(report: tuple[Path, Path]) -> None:
+    _, out = report
+    index = (out / "index.html").read_text()
+    failed = index[index.index('id="failed"') :]
+    assert "p02_load_percent-80_rep2" in failed
+    assert "the queue monitor of r2 did not start" in failed
+    assert "p02_load_percent-80_rep2" not in set(pd.read_csv(out / "summary.csv")["point"])
+
+
+def test_repetitions_are_shown_with_their_spread(report: tuple[Path, Path]) -> None:
+    _, out = report
+    summary = pd.read_csv(out / "summary.csv")
+    spread = pd.read_csv(out / "repetitions.csv")
+    assert set(spread["configuration"]) == {"load_percent=50"}  # the only one run twice
+    median = spread[spread["metric"] == "response_time_median_ms"].iloc[0]
+    both = summary[summary["traffic.web.load_percent"] == 50]["response_time_median_ms"]
+    assert median["repetitions"] == 2
+    assert median["mean"] == pytest.approx(both.mean())
+    assert (median["min"], median["max"]) == pytest.approx((both.min(), both.max()))
+    along = pd.read_csv(out / "figures" / "axis-traffic.web.load_percent.csv")
+    at_50 = along[(along["metric"] == "response_time_median_ms") & (along["axis_value"] == 50)]
+    assert at_50["repetitions"].tolist() == [2]
+
+
+def test_compare_labels_both_folders(tmp_path: Path) -> None:
+    red = make_results(tmp_path / "red", seed=2, points=2)
+    fifo = make_results(tmp_path / "fifo", seed=3, points=2)
+    out = tmp_path / "compare"
+    assert main(["--compare", str(red), str(fifo), "-o", str(out)]) == 0
+    cdf = pd.read_csv(out / "figures" / "response-time-cdf.csv")
+    assert set(cdf["results"]) == {"red", "fifo"}
+    assert set(cdf["configuration"]) == {"red", "fifo"}
+    summary = pd.read_csv(out / "summary.csv")
+    assert summary.groupby("results").size().to_dict() == {"fifo": 2, "red": 2}
+    index = (out / "index.html").read_text()
+    assert "red vs fifo" in index
+    # Both folders hold points of the same names: their figures must not overwrite.
+    stems = figure_stems(out / "index.html")
+    assert "red--p01_load_percent-50_rep1-queue" in stems
+    assert "fifo--p01_load_percent-50_rep1-queue" in stems
+
+
+def test_an_unreadable_record_file_is_listed_not_fatal(tmp_path: Path) -> None:
+    results = make_results(tmp_path / "results", points=2)
+    broken = results / "points" / "p01_load_percent-50_rep1" / "monitor-r2.parquet"
+    broken.write_bytes(b"not parquet")
+    out = tmp_path / "out"
+    assert main([str(results), "-o", str(out)]) == 0
+    failed = (out / "index.html").read_text().split('id="failed"')[1]
+    assert "p01_load_percent-50_rep1" in failed and str(broken) in failed
+    assert len(pd.read_csv(out / "summary.csv")) == 1
+
+
+def bad_inputs(tmp_path: Path) -> list[tuple[Path, Path]]:
+    """(the folder to report, the path the error must name)."""
+    missing = tmp_path / "missing"
+    not_results = tmp_path / "not-results"
+    not_results.mkdir()
+    empty = tmp_path / "empty"
+    (empty / "points").mkdir(parents=True)
+    garbled = make_results(tmp_path / "garbled", points=2)
+    manifest_path = garbled / "points" / POINTS[1][0] / "manifest.json"
+    manifest_path.write_text('{"status": "ok", ')
+    return [
+        (missing, missing),
+        (not_results, not_results),
+        (empty, empty / "points"),
+        (garbled, manifest_path),
+    ]
+
+
+def test_bad_input_is_one_line_naming_the_path_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for folder, named in bad_inputs(tmp_path):
+        assert main([str(folder), "-o", str(tmp_path / "out")]) == 2, folder
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and str(named) in err, err
+        assert "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(not REAL_RESULTS.is_dir(), reason=f"no real results folder at {REAL_RESULTS}")
+def test_a_real_results_folder_renders(tmp_path: Path) -> None:
+    results = tmp_path / "smoke"
+    shutil.copytree(REAL_RESULTS, results, ignore=shutil.ignore_patterns("report*"))
+    assert main([str(results)]) == 0
+    out = results / "report"
+    stems = figure_stems(out / "index.html")
+    assert {"response-time-cdf", "response-time-ccdf", "queue-histogram"} <= set(stems)
+    for stem in stems:
+        for suffix in ("png", "svg", "csv"):
+            assert (out / "figures" / f"{stem}.{suffix}").stat().st_size > 0
+    summary = pd.read_csv(out / "summary.csv")
+    manifests = [json.loads(m.read_text()) for m in results.glob("points/*/manifest.json")]
+    assert len(summary) == sum(m["status"] == "ok" for m in manifests)
+    assert summary["utilisation_server_to_client"].between(0, 1.2).all()
+    assert summary["response_time_median_ms"].notna().all()
