@@ -4,7 +4,7 @@ P4AQM   := $(VENV)/p4aqm
 PROGRAMS := $(basename $(notdir $(wildcard p4src/*.p4)))
 OUTPUTS := $(foreach p,$(PROGRAMS),build/$(p).json)
 
-.PHONY: build test lint demo bench fuzz clean
+.PHONY: build test lint demo demo-l3 bench fuzz clean reproduce-1 reproduce-2 reproduce-3 reproduce-4
 
 build: $(OUTPUTS)
 
@@ -23,8 +23,21 @@ test: lint
 	cd dataplane && cargo test --quiet
 	$(VENV)/python -m pytest -q
 
+# The main job: FIFO against RED at 98 % load on the dumbbell, its report and a verdict.
 demo:
+	scripts/demo_aqm.sh
+
+demo-l3:
 	scripts/demo_l3.sh
+
+# The seed studies' quick profiles (experiments/studies/; PROFILE=full for the papers'
+# protocols), each into results/STUDY/ with its report.
+PROFILE ?= quick
+STUDIES := christiansen-tuning-red weigle-sack-ared-ecn parris-cbt scharf-iw10
+reproduce-1 reproduce-2 reproduce-3 reproduce-4: reproduce-%: build
+	study=$(word $*,$(STUDIES)); \
+	$(P4AQM) run experiments/studies/$$study.yaml --profile $(PROFILE) -o results/$$study-$(PROFILE) && \
+	$(P4AQM) report results/$$study-$(PROFILE)
 
 # Figures, not tests: each printed beside a baseline measured in the same run.
 bench:

@@ -202,7 +202,9 @@ def _set_path(document: dict[str, Any], dotted: str, value: Any) -> None:  # noq
 def _point_name(index: int, overrides: dict[str, Any], repetition: int, repetitions: int) -> str:
     parts = [f"p{index:02d}"]
     for key, value in overrides.items():
-        text = re.sub(r"[^A-Za-z0-9.]+", "_", str(value)).strip("_")
+        # A swept mapping (an AQM and its parameters) is named by its values.
+        shown = "_".join(map(str, value.values())) if isinstance(value, dict) else value
+        text = re.sub(r"[^A-Za-z0-9.]+", "_", str(shown)).strip("_")
         parts.append(f"{key.rsplit('.', 1)[-1]}-{text}")
     if repetitions > 1:
         parts.append(f"rep{repetition}")

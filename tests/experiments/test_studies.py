@@ -1,0 +1,36 @@
+"""The study files: valid, and the demo within its 10-minute budget by --dry-run."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+STUDIES = REPO / "experiments" / "studies"
+P4AQM = str(Path(sys.executable).parent / "p4aqm")
+
+
+def dry_run(path: Path, *args: str) -> str:
+    run = subprocess.run(
+        [P4AQM, "run", str(path), "-o", "/nonexistent/dry", "--dry-run", *args],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+def test_the_demo_is_valid_and_within_ten_minutes() -> None:
+    out = dry_run(STUDIES / "demo-fifo-vs-red.yaml")
+    minutes = float(re.search(r"about ([\d.]+) min", out).group(1))
+    assert "droptail_120" in out and "red_30_90" in out
+    assert minutes <= 10 - 0.5, out  # half a minute left for the report
+
+
+def test_each_study_is_valid_and_its_quick_profile_fits_an_hour() -> None:
+    studies = sorted(p for p in STUDIES.glob("*.yaml") if p.stem != "demo-fifo-vs-red")
+    assert len(studies) == 4
+    for study in studies:
+        quick = dry_run(study, "--profile", "quick")
+        assert float(re.search(r"about ([\d.]+) min", quick).group(1)) <= 60, (study, quick)
+        dry_run(study, "--profile", "full")
