@@ -20,6 +20,11 @@ def value_text(value: Any) -> str:  # noqa: ANN401 - a sweep value is any YAML v
         return f"{value:g}"
     if isinstance(value, int | str):
         return str(value)
+    # A swept mapping (an AQM and its parameters) by its values, as its point is named.
+    if isinstance(value, dict):
+        return " ".join(value_text(v) for v in value.values())
+    if isinstance(value, list):
+        return ",".join(value_text(v) for v in value)
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
