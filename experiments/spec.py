@@ -203,7 +203,10 @@ def _point_name(index: int, overrides: dict[str, Any], repetition: int, repetiti
     parts = [f"p{index:02d}"]
     for key, value in overrides.items():
         # A swept mapping (an AQM and its parameters) is named by its values.
-        shown = "_".join(map(str, value.values())) if isinstance(value, dict) else value
+        if isinstance(value, dict):  # its scalar values: CBT's class rules would be too long
+            shown = "_".join(str(v) for v in value.values() if not isinstance(v, list | dict))
+        else:
+            shown = value
         text = re.sub(r"[^A-Za-z0-9.]+", "_", str(shown)).strip("_")
         parts.append(f"{key.rsplit('.', 1)[-1]}-{text}")
     if repetitions > 1:

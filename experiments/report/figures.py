@@ -3,8 +3,10 @@ state, no display; the Agg renderer draws it), saved as figures/STEM.png and .sv
 the data it draws as figures/STEM.csv so that it can be replotted."""
 
 import math
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -24,6 +26,7 @@ from experiments.report.load import PointData
 from experiments.report.metrics import DIRECTION_TEXT, METRICS, depth_column
 
 FIGURES_DIR = "figures"
+LEGEND_WIDTH_CHARS = 40
 LINESTYLES = ("-", "--", ":", "-.")
 # Above this many samples a time series' line is drawn as an image inside the SVG: a
 # vector path of every 3 ms sample of a minute makes a file of megabytes.
@@ -96,6 +99,14 @@ def _ecdf(times_ms: np.ndarray) -> pd.DataFrame:
     )
 
 
+def _legend(ax: Axes, **options: Any) -> None:  # noqa: ANN401 (matplotlib's options)
+    """A legend whose long labels (a swept AQM with all its parameters) are wrapped, so
+    that they do not squeeze the axes to nothing."""
+    handles, labels = ax.get_legend_handles_labels()
+    wrapped = [textwrap.fill(label, LEGEND_WIDTH_CHARS) for label in labels]
+    ax.legend(handles, wrapped, fontsize="small", **options)
+
+
 def response_times(datas: list[PointData], labeller: Labeller, out: Path) -> list[FigureFile]:
     """The CDF of response times (log x, cumulative %) and the complementary CDF (log-log),
     a curve per configuration with its repetitions pooled, a panel per web load."""
@@ -149,7 +160,7 @@ def response_times(datas: list[PointData], labeller: Labeller, out: Path) -> lis
             ax.set_xlabel("response time (ms)")
             ax.set_ylabel(ylabel)
             ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize="small")
+            _legend(ax)
         if y == "percent_at_least":
             axes[0].set_yscale("log")
         else:
@@ -213,7 +224,7 @@ def queue_histogram(datas: list[PointData], labeller: Labeller, out: Path) -> Fi
         ax.set_xlabel("queue length (pkts)")
         ax.set_ylabel("% of samples")
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize="small")
+        _legend(ax)
     return _save(
         figure,
         data,
@@ -233,7 +244,10 @@ def drops_by_cause(drops: pd.DataFrame, labeller: Labeller, out: Path) -> Figure
     causes = [c for c in drops.columns if c.endswith("_drops_pkts")]
     marks = [c for c in drops.columns if c.endswith("marks_pkts")]
     bars = [
-        (f"{r.results}: {r.point}" if len(labeller.sources) > 1 else r.point) + f" ({r.queue})"
+        textwrap.fill(
+            (f"{r.results}: {r.point}" if len(labeller.sources) > 1 else r.point) + f" ({r.queue})",
+            LEGEND_WIDTH_CHARS,
+        )
         for r in drops.itertuples()
     ]
     long = drops.melt(
@@ -244,7 +258,8 @@ def drops_by_cause(drops: pd.DataFrame, labeller: Labeller, out: Path) -> Figure
     )
     long["cause"] = long["cause"].str.removesuffix("_pkts")
     long["percent_of_offered"] = 100 * long["packets"] / long["offered_pkts"]
-    figure = Figure(figsize=(9, 0.5 * len(bars) + 1.6), layout="constrained")
+    lines = sum(bar.count("\n") + 1 for bar in bars)
+    figure = Figure(figsize=(9, 0.3 * lines + 0.2 * len(bars) + 1.6), layout="constrained")
     ax_drops, ax_marks = figure.subplots(1, 2, sharey=True, width_ratios=[3, 1])
     positions = np.arange(len(bars))
     left = np.zeros(len(bars))
@@ -343,7 +358,7 @@ def utilisation(data: PointData, stem: str, out: Path) -> FigureFile | None:
     ax.set_xlabel("time since the window's start (s)")
     ax.set_ylabel("utilisation")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
+    _legend(ax)
     return _save(
         figure,
         throughput[["t_s", "direction", "bps", "utilisation"]],
@@ -373,7 +388,7 @@ def queue_over_time(data: PointData, stem: str, out: Path) -> FigureFile | None:
         ax.set_title(f"{queue.name} ({DIRECTION_TEXT.get(queue.direction, queue.direction)})")
         ax.set_ylabel("packets")
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize="small", loc="upper right")
+        _legend(ax, loc="upper right")
         rows.append(samples[["t_s", *columns]].assign(queue=queue.name))
     axes[-1].set_xlabel("time since the window's start (s)")
     return _save(
@@ -402,7 +417,7 @@ def udp_delay(data: PointData, stem: str, out: Path) -> FigureFile | None:
     ax.set_xlabel("send time since the window's start (s)")
     ax.set_ylabel("one-way delay (ms)")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small", markerscale=4)
+    _legend(ax, markerscale=4)
     return _save(
         figure,
         pd.concat(rows, ignore_index=True),

@@ -49,6 +49,7 @@ DEFINITIONS = {
 }
 
 # The summary's metric columns and their headers, in table order.
+UDP_KINDS = {"cbr": "multimedia UDP", "blast": "UDP blast"}
 METRICS: dict[str, str] = {
     **{f"utilisation_{d}": f"utilisation {t}" for d, t in DIRECTION_TEXT.items()},
     **{f"loss_percent_{d}": f"loss {t} (%)" for d, t in DIRECTION_TEXT.items()},
@@ -60,9 +61,11 @@ METRICS: dict[str, str] = {
     "response_time_p90_ms": "response time p90 (ms)",
     "response_time_p99_ms": "response time p99 (ms)",
     **{f"transfer_median_ms_{c}": f"transfer median {t} (ms)" for c, t, _, _ in SIZE_CLASSES},
-    "udp_loss_percent": "UDP loss (%)",
-    "udp_owd_mean_ms": "UDP mean one-way delay (ms)",
-    "udp_jitter_ms": "UDP jitter (ms)",
+    # UDP by kind: the multimedia flows (cbr*) and the unresponsive blasts (blast*), whose
+    # fates the seed studies compare.
+    **{f"{k}_loss_percent": f"{t} loss (%)" for k, t in UDP_KINDS.items()},
+    **{f"{k}_owd_mean_ms": f"{t} mean one-way delay (ms)" for k, t in UDP_KINDS.items()},
+    **{f"{k}_jitter_ms": f"{t} jitter (ms)" for k, t in UDP_KINDS.items()},
 }
 # What the comparisons along a sweep axis plot, where any point has a value.
 COMPARED = (
@@ -71,8 +74,8 @@ COMPARED = (
     *(f"mean_queue_pkts_{d}" for d in DIRECTIONS),
     "response_time_median_ms",
     "response_time_p99_ms",
-    "udp_loss_percent",
-    "udp_owd_mean_ms",
+    *(f"{k}_loss_percent" for k in UDP_KINDS),
+    "cbr_owd_mean_ms",
 )
 
 
@@ -191,16 +194,16 @@ def summary_row(data: PointData) -> dict[str, float]:
         sized = ok[(ok["reply_bytes"] > above) & (ok["reply_bytes"] <= up_to)]
         row[f"transfer_median_ms_{column}"] = _percentile(sized["response_time_ms"], 50)
 
-    udp = udp_table(data)
-    if len(udp) and udp["sent"].sum():
-        row["udp_loss_percent"] = 100 * udp["lost"].sum() / udp["sent"].sum()
-    else:
-        row["udp_loss_percent"] = math.nan
-    received = udp["received"].sum() if len(udp) else 0
-    row["udp_owd_mean_ms"] = (
-        float((udp["owd_mean_ms"] * udp["received"]).sum() / received) if received else math.nan
-    )
-    row["udp_jitter_ms"] = float(udp["jitter_ms"].mean()) if len(udp) else math.nan
+    table = udp_table(data)
+    for kind in UDP_KINDS:
+        udp = table[table["flow"].str.startswith(kind)] if len(table) else table
+        sent = udp["sent"].sum() if len(udp) else 0
+        row[f"{kind}_loss_percent"] = 100 * udp["lost"].sum() / sent if sent else math.nan
+        received = udp["received"].sum() if len(udp) else 0
+        row[f"{kind}_owd_mean_ms"] = (
+            float((udp["owd_mean_ms"] * udp["received"]).sum() / received) if received else math.nan
+        )
+        row[f"{kind}_jitter_ms"] = float(udp["jitter_ms"].mean()) if len(udp) else math.nan
     return {column: row[column] for column in METRICS}
 
 

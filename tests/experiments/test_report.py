@@ -266,8 +266,8 @@ def test_summary_equals_what_the_raw_records_give(report: tuple[Path, Path]) -> 
         send_ns = sender["first_send_ns"] + CBR_INTERVAL_NS * np.arange(sender["packets_sent"])
         sent = int(np.sum((send_ns >= START_NS) & (send_ns <= END_NS)))
         received = inside(pd.read_parquet(point / "udp" / "cbr0.parquet"), "send_ns")
-        assert row["udp_loss_percent"] == pytest.approx(100 * (sent - len(received)) / sent)
-        assert row["udp_owd_mean_ms"] == pytest.approx(np.mean(received["owd_us"]) / 1e3)
+        assert row["cbr_loss_percent"] == pytest.approx(100 * (sent - len(received)) / sent)
+        assert row["cbr_owd_mean_ms"] == pytest.approx(np.mean(received["owd_us"]) / 1e3)
 
 
 def test_the_warmup_is_left_out(report: tuple[Path, Path]) -> None:
