@@ -25,6 +25,8 @@ from topologies import Dumbbell, DumbbellSpec, HostTcp  # noqa: E402
 
 PINGS = 20
 ALGORITHMS = set(Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split())
+NO_SACK = {"c2", "s2"}
+ECN = {"c3": 1, "s1": 2}
 CONGESTION_CONTROLS = {"c1": "reno", "c2": "cubic", "c3": "bbr", "s1": "bbr", "s2": "reno"}
 
 
@@ -34,7 +36,10 @@ def spec_for(program: CompiledProgram, tmp: Path, **kw: object) -> DumbbellSpec:
 
 @pytest.fixture(scope="module")
 def dumbbell(l3_program: CompiledProgram, tmp_path_factory: pytest.TempPathFactory) -> Dumbbell:
-    by_name = {name: HostTcp(congestion_control=cc) for name, cc in CONGESTION_CONTROLS.items()}
+    by_name = {
+        name: HostTcp(congestion_control=cc, sack=name not in NO_SACK, ecn=ECN.get(name, 0))
+        for name, cc in CONGESTION_CONTROLS.items()
+    }
     spec = spec_for(l3_program, tmp_path_factory.mktemp("dumbbell"), host_tcp_by_name=by_name)
     with Dumbbell(spec) as net:
         yield net
@@ -67,16 +72,18 @@ def test_min_ping_rtt_per_pair_within_2_percent_plus_1_ms(dumbbell: Dumbbell) ->
     assert not errors, "\n".join(errors)
 
 
-def test_congestion_control_reads_back_per_host(dumbbell: Dumbbell) -> None:
+def test_tcp_settings_read_back_per_host(dumbbell: Dumbbell) -> None:
     hosts = dumbbell.manifest["hosts"]
     for name in (*dumbbell.clients(), *dumbbell.servers()):
         want = CONGESTION_CONTROLS.get(name, "cubic")
         assert hosts[name]["congestion_control"] == want, name
         live = dumbbell.host(name).cmd("sysctl -n net.ipv4.tcp_congestion_control").strip()
         assert live == want, name
-    for host in hosts.values():
-        assert host["sack"] and host["ecn"] == 0 and host["ipv6_disabled"]
-        assert host["initcwnd"] == 10 and host["mtu_bytes"] == 1500
+    for name, host in hosts.items():
+        assert host["sack"] == (name not in NO_SACK) and host["ecn"] == ECN.get(name, 0), name
+        sack, ecn = dumbbell.host(name).cmd("sysctl -n net.ipv4.tcp_sack net.ipv4.tcp_ecn").split()
+        assert (int(sack), int(ecn)) == (name not in NO_SACK, ECN.get(name, 0)), name
+        assert host["ipv6_disabled"] and host["initcwnd"] == 10 and host["mtu_bytes"] == 1500
         assert not any(host["offloads"].values()), host["offloads"]
 
 
