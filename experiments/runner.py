@@ -10,6 +10,7 @@ fails is recorded with its error (its manifest, status "failed") and the sweep g
 import argparse
 import json
 import shutil
+import signal
 import sys
 import time
 from pathlib import Path
@@ -120,20 +121,33 @@ def main(argv: list[str]) -> int:
         TimeRemainingColumn(),
         TextColumn("{task.fields[live]}"),
     )
-    with Progress(*columns, console=console) as progress:
-        sweep = progress.add_task("sweep", total=len(todo) * per_point_s, live="")
-        for i, point in enumerate(todo, 1):
-            description = f"point {i}/{len(todo)} {point.name}"
-            progress.update(sweep, description=description)
-            done_before = (i - 1) * per_point_s
+    # SIGTERM as Ctrl-C: the point in flight tears its topology down on the way out.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    done = 0
+    try:
+        with Progress(*columns, console=console) as progress:
+            sweep = progress.add_task("sweep", total=len(todo) * per_point_s, live="")
+            for i, point in enumerate(todo, 1):
+                description = f"point {i}/{len(todo)} {point.name}"
+                progress.update(sweep, description=description)
+                done_before = (i - 1) * per_point_s
 
-            def on_figures(figures: dict[str, float], base: float = done_before) -> None:
-                progress.update(sweep, completed=base + figures["elapsed_s"], live=_live(figures))
+                def on_figures(figures: dict[str, float], base: float = done_before) -> None:
+                    progress.update(
+                        sweep, completed=base + figures["elapsed_s"], live=_live(figures)
+                    )
 
-            status = run_point(point, results, args.experiment, on_figures)
-            progress.update(sweep, completed=i * per_point_s)
-            console.print(f"{point.name}: {status}")
-            failed += status != "ok"
+                status = run_point(point, results, args.experiment, on_figures)
+                progress.update(sweep, completed=i * per_point_s)
+                console.print(f"{point.name}: {status}")
+                failed += status != "ok"
+                done += 1
+    except KeyboardInterrupt:
+        console.print(
+            f"interrupted: {done} of {len(todo)} points run this time ({failed} failed); the"
+            f" point in flight is lost. Run the same command again to continue."
+        )
+        return 130
     (results / ".inflight").mkdir(exist_ok=True)
     (results / ".inflight").rmdir()  # every point has left it
     console.print(f"{len(todo) - failed} points ok, {failed} failed; results in {results}")

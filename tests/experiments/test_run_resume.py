@@ -17,6 +17,8 @@ from programs import CompiledProgram
 if os.geteuid() != 0:
     pytest.skip("the dumbbell needs root (namespaces, veths)", allow_module_level=True)
 
+from topologies.registry import REGISTRY_DIR  # noqa: E402
+
 P4AQM = str(Path(sys.executable).parent / "p4aqm")
 
 EXPERIMENT = """name: resume
@@ -99,3 +101,28 @@ def test_a_failed_point_is_recorded_and_the_sweep_goes_on(
     assert failed["status"] == "failed" and "missing.json: no such file" in failed["error"]
     ok = json.loads((results / "points" / "p02_program-l3_forward" / "manifest.json").read_text())
     assert ok["status"] == "ok"
+
+
+def test_sigterm_tears_the_point_down_and_says_how_to_continue(
+    l3_program: CompiledProgram, tmp_path: Path
+) -> None:
+    experiment = tmp_path / "term.yaml"
+    experiment.write_text(EXPERIMENT.format(build=l3_program.json_path.parent))
+    results = tmp_path / "results"
+    run = subprocess.Popen(
+        [P4AQM, "run", str(experiment), "-o", str(results)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not list((results / ".inflight").glob("*/topology/manifest.json")):
+        assert run.poll() is None and time.monotonic() < deadline, run.communicate()[0]
+        time.sleep(0.2)
+    run.send_signal(signal.SIGTERM)
+    out, _ = run.communicate(timeout=60)
+    assert run.returncode == 130, out
+    assert "Run the same command again to continue" in out and "Traceback" not in out, out
+    links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+    assert "p4run" not in links
+    assert not (REGISTRY_DIR / "p4run.json").exists()
