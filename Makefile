@@ -37,7 +37,7 @@ STUDIES := christiansen-tuning-red weigle-sack-ared-ecn parris-cbt scharf-iw10
 reproduce-1 reproduce-2 reproduce-3 reproduce-4: reproduce-%: build
 	study=$(word $*,$(STUDIES)); \
 	$(P4AQM) run experiments/studies/$$study.yaml --profile $(PROFILE) -o results/$$study-$(PROFILE) && \
-	$(P4AQM) report results/$$study-$(PROFILE)
+	$(P4AQM) report results/$$study-$(PROFILE) --findings experiments/studies/$$study.yaml
 
 # Figures, not tests: each printed beside a baseline measured in the same run.
 bench:

@@ -29,6 +29,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from experiments.claims import Claim
 from topologies import DumbbellSpec
 from topologies.spec_file import SpecFileError, spec_from_mapping
 from traffic.calibration import Calibration, load_calibration, users_for_load
@@ -98,6 +99,8 @@ class Experiment(Strict):
     sweep: dict[str, list[Any]] = {}
     # Named sets of changes (dotted field -> value), picked with `p4aqm run --profile`.
     profiles: dict[str, dict[str, Any]] = {}
+    # The study's claims and how to check them (experiments/claims.py).
+    findings: list[Claim] = []
 
     @model_validator(mode="after")
     def durations_fit(self) -> "Experiment":

@@ -3,19 +3,32 @@ index.html; `p4aqm report --compare A B [-o OUT/]`: two results folders side by 
 each curve and row labelled with its folder's name.
 
 OUT (default RESULTS/report/, or A/report-vs-B/) gets index.html, summary.csv,
-drops.csv, repetitions.csv (when points repeat) and figures/ (PNG, SVG and CSV of each
-figure). Bad input is one error line naming the path, and exit status 2.
+drops.csv, repetitions.csv (when points repeat), findings.csv (when the experiment states
+claims) and figures/ (PNG, SVG and CSV of each figure). The claims are the experiment
+file's `findings:` section, as the points ran it or from `--findings FILE`; their table
+ends the page and is printed. Bad input is one error line naming the path, and exit
+status 2.
 """
 
 import argparse
 import sys
 from pathlib import Path
 
+from pydantic import TypeAdapter, ValidationError
+
+from experiments.claims import Claim
 from experiments.report import figures
 from experiments.report.files import write_csv
+from experiments.report.findings import FindingsError, as_text, findings_table
 from experiments.report.grouping import Labeller, slug, source_labels
 from experiments.report.html import PointSection, Problem, Report, Table, write_html
-from experiments.report.load import PointData, ResultsError, load_point, load_results
+from experiments.report.load import (
+    Point,
+    PointData,
+    ResultsError,
+    load_point,
+    load_results,
+)
 from experiments.report.metrics import (
     METRICS,
     axis_table,
@@ -25,6 +38,7 @@ from experiments.report.metrics import (
     sweep_axes,
     udp_table,
 )
+from experiments.spec import ExperimentError, load_experiment
 
 UDP_HEADERS = {
     "flow": "flow",
@@ -55,6 +69,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("results", type=Path, nargs="?", help="a results folder (p4aqm run -o)")
     p.add_argument(
         "-o", "--output", type=Path, help="the report's folder (RESULTS/report, A/report-vs-B)"
+    )
+    p.add_argument(
+        "--findings",
+        type=Path,
+        metavar="EXPERIMENT.yaml",
+        help="check the claims of this experiment file (default: those the points ran with)",
     )
     p.add_argument(
         "--compare",
@@ -95,7 +115,30 @@ def _point_section(data: PointData, labeller: Labeller, out: Path) -> PointSecti
     return PointSection(data.point, stem, [f for f in drawn if f is not None], tables)
 
 
-def build_report(folders: list[Path], out: Path) -> Path:
+CLAIMS = TypeAdapter(list[Claim])
+
+
+def claims_of(points: list[Point], findings_file: Path | None) -> list[Claim]:
+    """The claims to check: findings_file's (an ExperimentError names its line), else those
+    in the first point's manifest."""
+    if findings_file is not None:
+        experiment, _ = load_experiment(findings_file)
+        return experiment.findings
+    for point in points:
+        stated = point.manifest.get("experiment", {}).get("findings")
+        if stated:
+            try:
+                return CLAIMS.validate_python(stated)
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                where = ".".join(str(x) for x in err["loc"])
+                raise ResultsError(
+                    point.folder / "manifest.json", f"experiment.findings.{where}: {err['msg']}"
+                ) from None
+    return []
+
+
+def build_report(folders: list[Path], out: Path, findings_file: Path | None = None) -> Path:
     """Read the results folders, write the report into out; the path of its index.html."""
     labels = source_labels(folders)
     points = [
@@ -154,6 +197,15 @@ def build_report(folders: list[Path], out: Path) -> Path:
         figures.queue_histogram(datas, labeller, out),
         figures.drops_by_cause(drops, labeller, out),
     ]
+    findings = None
+    if claims := claims_of(points, findings_file):
+        try:
+            findings = findings_table(claims, datas, summary)
+        except FindingsError as exc:
+            raise ResultsError(findings_file or folders[0], f"findings: {exc}") from None
+        write_csv(out / "findings.csv", findings)
+        print(f"findings ({len(claims)} claims):\n{as_text(findings)}")
+
     names = list(dict.fromkeys(p.experiment_name or p.source for p in points))
     title = "p4aqm report: " + (" vs ".join(labels) if several else ", ".join(names))
     report = Report(
@@ -167,6 +219,7 @@ def build_report(folders: list[Path], out: Path) -> Path:
         queues=[f for f in queue_figures if f is not None],
         drops=drops_view,
         points=[_point_section(d, labeller, out) for d in datas],
+        findings=findings,
     )
     return write_html(report, out)
 
@@ -184,8 +237,8 @@ def main(argv: list[str]) -> int:
     else:
         out = folders[0] / "report"
     try:
-        index = build_report(folders, out)
-    except ResultsError as exc:
+        index = build_report(folders, out, args.findings)
+    except (ResultsError, ExperimentError) as exc:
         print(f"p4aqm report: error: {exc}", file=sys.stderr)
         return 2
     print(f"report: {index}")

@@ -11,6 +11,7 @@ import pandas as pd
 
 from experiments.report.figures import FIGURES_DIR, FigureFile
 from experiments.report.files import write_text
+from experiments.report.findings import COLUMNS as FINDINGS_COLUMNS
 from experiments.report.load import Point
 from experiments.report.metrics import DEFINITIONS
 
@@ -28,6 +29,8 @@ tr:nth-child(even) td { background: #fafafa; }
 figure { margin: 1em 0 2em; } figure img { max-width: 100%; height: auto; }
 figcaption { color: #444; font-size: 14px; max-width: 60em; }
 .failed { color: #a00; }
+tr.claim td { background: #eef3fb; font-weight: 600; white-space: normal; }
+td.wrap { white-space: normal; text-align: left; min-width: 14em; }
 dt { font-weight: 600; } dd { margin: 0 0 0.6em 1.5em; max-width: 60em; }
 """
 
@@ -68,6 +71,7 @@ class Report:
     queues: list[FigureFile]
     drops: Table | None
     points: list[PointSection]
+    findings: pd.DataFrame | None = None  # experiments/report/findings.py's table
 
 
 def cell(value: object) -> str:
@@ -133,6 +137,36 @@ def _point(section: PointSection) -> str:
     return "".join(parts)
 
 
+def _findings(frame: pd.DataFrame) -> str:
+    """A row per claim (its verdict and what differs in our setup), its checks below it."""
+    head = "".join(
+        f'<th class="text">{html.escape(h)}</th>'
+        for c, h in FINDINGS_COLUMNS.items()
+        if c not in ("claim", "note")
+    )
+    width = len(FINDINGS_COLUMNS) - 2
+    rows = []
+    for _, row in frame.iterrows():
+        if row["claim"]:
+            note = f"<br><i>{html.escape(row['note'])}</i>" if row["note"] else ""
+            rows.append(
+                f'<tr class="claim"><td class="wrap" colspan="{width - 1}">'
+                f"{html.escape(row['claim'])}{note}</td>"
+                f'<td class="text">{html.escape(row["verdict"])}</td></tr>\n'
+            )
+            continue
+        cells = "".join(
+            f'<td class="wrap">{html.escape(row[c])}</td>'
+            for c in FINDINGS_COLUMNS
+            if c not in ("claim", "note")
+        )
+        rows.append(f"<tr>{cells}</tr>\n")
+    return (
+        f'<div class="scroll"><table><tr>{head}</tr>\n{"".join(rows)}</table></div>'
+        '<p><a href="findings.csv">data (CSV)</a></p>\n'
+    )
+
+
 def render(report: Report) -> str:
     sources = "; ".join(f"{label}: {path}" for label, path in report.sources.items())
     commits = sorted(
@@ -152,6 +186,8 @@ def render(report: Report) -> str:
         ("points", "Points"),
         ("definitions", "Definitions"),
     ]
+    if report.findings is not None:
+        sections.append(("findings", "Findings"))
     body = [
         f"<h1>{html.escape(report.title)}</h1>\n",
         f'<p class="meta">Results: {html.escape(sources)}. '
@@ -195,6 +231,14 @@ def render(report: Report) -> str:
         for term, text in DEFINITIONS.items()
     ]
     body.append("</dl>\n")
+    if report.findings is not None:
+        body += [
+            '<h2 id="findings">Findings</h2>\n<p>Each claim of the study (the experiment'
+            " file's findings section) with the checks that decide it: a is the"
+            " configuration the claim is about, b its baseline; each side is the mean over"
+            " its points, with [min–max, n] over repetitions.</p>\n",
+            _findings(report.findings),
+        ]
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from traffic.bulk import read_report
 from traffic.records import read_records
 
 # experiments/README.md: the router whose bottleneck direction a monitor file samples.
@@ -106,6 +107,8 @@ class PointData:
     throughput: pd.DataFrame  # per second and direction: utilisation, bps, ...
     queues: list[Queue]
     udp: list[UdpFlow]
+    # Bulk TCP (iperf3), per flow and 1-second interval ending in the window: bytes, t_s.
+    bulk: pd.DataFrame
 
 
 def load_results(folder: Path, source: str) -> list[Point]:
@@ -164,6 +167,7 @@ def load_point(point: Point) -> PointData:
         throughput=_throughput(point),
         queues=_queues(point),
         udp=_udp(point),
+        bulk=_bulk(point),
     )
 
 
@@ -228,6 +232,26 @@ def _queues(point: Point) -> list[Queue]:
         else:
             queues.append(Queue(router, direction, samples))
     return queues
+
+
+def _bulk(point: Point) -> pd.DataFrame:
+    """The receivers' 1-second intervals of every bulk flow whose end falls in the window.
+    An interval's end is iperf3's start timestamp (whole seconds) plus its offset, so the
+    window's edges are placed to within a second."""
+    frames = []
+    for path in sorted((point.folder / "bulk").glob("flow*.json")):
+        if path.stem.endswith("-server"):  # the client's report holds both sides
+            continue
+        with _reading(path):
+            start_s = json.loads(path.read_text())["start"]["timestamp"]["timesecs"]
+            intervals = read_report(path, int(path.stem.removeprefix("flow")))
+        end_ns = ((start_s + intervals["t_s"]) * 1e9).astype("int64")
+        # An interval ending at the window's start is the warm-up's last second.
+        after_start = intervals[end_ns > point.window[0]].assign(end_ns=end_ns)
+        frames.append(_inside(after_start, "end_ns", point.window))
+    if not frames:
+        return pd.DataFrame(columns=["flow", "bytes", "end_ns", "t_s"])
+    return pd.concat(frames, ignore_index=True)
 
 
 def _udp(point: Point) -> list[UdpFlow]:

@@ -43,6 +43,9 @@ DEFINITIONS = {
     " interpolated between its neighbours'): loss, one-way delay (owd_us) and RFC 3550"
     " jitter as traffic.cbr.summarize gives them. The summary's UDP loss is over all flows,"
     " its one-way delay the mean over every packet received, its jitter the flows' mean.",
+    "Bulk TCP": "The goodput of the bulk flows together (iperf3's receivers): the bytes of"
+    " their 1-second intervals that end inside the window, over the window's length. An"
+    " interval's end is iperf3's start time (whole seconds) plus its offset.",
     "Repetitions": "Points that differ only in their repetition: response-time curves and"
     " histograms pool them; comparisons show their mean with min-max bars; the repetitions"
     " table gives mean, std, min and max.",
@@ -66,6 +69,7 @@ METRICS: dict[str, str] = {
     **{f"{k}_loss_percent": f"{t} loss (%)" for k, t in UDP_KINDS.items()},
     **{f"{k}_owd_mean_ms": f"{t} mean one-way delay (ms)" for k, t in UDP_KINDS.items()},
     **{f"{k}_jitter_ms": f"{t} jitter (ms)" for k, t in UDP_KINDS.items()},
+    "bulk_goodput_mbps": "bulk TCP goodput (Mbit/s)",
 }
 # What the comparisons along a sweep axis plot, where any point has a value.
 COMPARED = (
@@ -76,6 +80,7 @@ COMPARED = (
     "response_time_p99_ms",
     *(f"{k}_loss_percent" for k in UDP_KINDS),
     "cbr_owd_mean_ms",
+    "bulk_goodput_mbps",
 )
 
 
@@ -204,6 +209,12 @@ def summary_row(data: PointData) -> dict[str, float]:
             float((udp["owd_mean_ms"] * udp["received"]).sum() / received) if received else math.nan
         )
         row[f"{kind}_jitter_ms"] = float(udp["jitter_ms"].mean()) if len(udp) else math.nan
+    start_ns, end_ns = data.point.window
+    row["bulk_goodput_mbps"] = (
+        8 * data.bulk["bytes"].sum() / ((end_ns - start_ns) / 1e9) / 1e6
+        if len(data.bulk)
+        else math.nan
+    )
     return {column: row[column] for column in METRICS}
 
 

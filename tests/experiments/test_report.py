@@ -168,6 +168,37 @@ def write_point(folder: Path, rng: np.random.Generator, load: int) -> None:
     }
     (udp / "cbr0.json").write_text(json.dumps(sender))
 
+    bulk = folder / "bulk"
+    bulk.mkdir()
+    # Its own generator, so that the other records' draws stay as they were.
+    (bulk / "flow0.json").write_text(json.dumps(iperf3_report(np.random.default_rng(load))))
+
+
+def iperf3_report(rng: np.random.Generator) -> dict:
+    """A client's iperf3 JSON (--get-server-output) of one flow from the warm-up's start to
+    a second past the window: 1-second receiver intervals, the warm-up's impossibly full."""
+    ends = np.arange(1, WARMUP_S + WINDOW_S + 2)
+    received = rng.integers(100_000, 1_000_000, len(ends))
+    received[ends <= WARMUP_S] = 10**9
+    intervals = [
+        {
+            "streams": [{}],
+            "sum": {
+                "end": float(e),
+                "bytes": int(b),
+                "bits_per_second": 8.0 * b,
+                "sender": False,
+                "seconds": 1.0,
+            },
+        }
+        for e, b in zip(ends, received, strict=True)
+    ]
+    return {
+        "start": {"timestamp": {"timesecs": (START_NS - WARMUP_S * SECOND_NS) // SECOND_NS}},
+        "intervals": [],
+        "server_output_json": {"intervals": intervals},
+    }
+
 
 def make_results(folder: Path, seed: int = 1, points: int = len(POINTS)) -> Path:
     """A results folder of the first `points` of POINTS (fewer draw faster)."""
@@ -268,6 +299,18 @@ def test_summary_equals_what_the_raw_records_give(report: tuple[Path, Path]) -> 
         received = inside(pd.read_parquet(point / "udp" / "cbr0.parquet"), "send_ns")
         assert row["cbr_loss_percent"] == pytest.approx(100 * (sent - len(received)) / sent)
         assert row["cbr_owd_mean_ms"] == pytest.approx(np.mean(received["owd_us"]) / 1e3)
+
+        # Bulk: the receiver's intervals ending inside the window (from iperf3's start), the
+        # one ending at its start being the warm-up's last second.
+        iperf3 = json.loads((point / "bulk" / "flow0.json").read_text())
+        start_s = iperf3["start"]["timestamp"]["timesecs"]
+        bytes_in = sum(
+            i["sum"]["bytes"]
+            for i in iperf3["server_output_json"]["intervals"]
+            if START_NS < (start_s + i["sum"]["end"]) * SECOND_NS <= END_NS
+        )
+        assert row["bulk_goodput_mbps"] == pytest.approx(8 * bytes_in / WINDOW_S / 1e6)
+        assert row["bulk_goodput_mbps"] < 10  # the warm-up's intervals are left out
 
 
 def test_the_warmup_is_left_out(report: tuple[Path, Path]) -> None:
@@ -386,3 +429,46 @@ def test_a_real_results_folder_renders(tmp_path: Path) -> None:
     assert len(summary) == sum(m["status"] == "ok" for m in manifests)
     assert summary["utilisation_server_to_client"].between(0, 1.2).all()
     assert summary["response_time_median_ms"].notna().all()
+
+
+def test_findings_end_the_report_and_are_printed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = make_results(tmp_path / "synthetic")
+    claims = tmp_path / "claims.yaml"
+    claims.write_text(
+        "name: synthetic\nduration_s: 10\nfindings:\n"
+        "  - claim: More load, more utilisation\n    note: synthetic points\n    checks:\n"
+        "      - metric: utilisation_server_to_client\n"
+        "        a: {traffic.web.load_percent: 80}\n        b: {traffic.web.load_percent: 50}\n"
+        "        expect: higher\n        percent: 20\n"
+        "      - metric: utilisation_server_to_client\n"
+        "        a: {traffic.web.load_percent: 110}\n        b: {traffic.web.load_percent: 50}\n"
+        "        expect: higher\n"
+    )
+    out = tmp_path / "out"
+    assert main([str(results), "-o", str(out), "--findings", str(claims)]) == 0
+    printed = capsys.readouterr().out
+    assert "REPRODUCED: More load, more utilisation" in printed
+    assert "no data" in printed  # no point ran at 110 %
+    findings = pd.read_csv(out / "findings.csv", keep_default_na=False)
+    assert findings["verdict"].tolist() == ["reproduced", "reproduced", "no data"]
+    assert findings.loc[1, "b"].endswith("n=2]")  # load 50 ran twice
+    index = (out / "index.html").read_text()
+    assert index.rindex('<h2 id="findings">') > index.rindex('<h2 id="definitions">')
+    assert "More load, more utilisation" in index[index.index('id="findings"') :]
+
+
+def test_findings_with_an_unknown_metric_are_one_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = make_results(tmp_path / "synthetic", points=1)
+    claims = tmp_path / "claims.yaml"
+    claims.write_text(
+        "name: synthetic\nduration_s: 10\nfindings:\n  - claim: c\n    checks:\n"
+        "      - {metric: speed, a: {seed: 1}, expect: about, about: 1, within: 1}\n"
+    )
+    assert main([str(results), "--findings", str(claims)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "claims.yaml: findings: findings[0].checks[0].metric: unknown metric 'speed'" in err
