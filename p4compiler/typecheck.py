@@ -107,6 +107,14 @@ def bind_arguments(
     return result
 
 
+def as_action_call(e: ast.Expression) -> ast.Expression:
+    """A table's default action or entry action written as a bare name (`NoAction`), as
+    p4c accepts it: the call with no arguments."""
+    if isinstance(e, ast.Name):
+        return ast.Call(e.pos, e, [], [])
+    return e
+
+
 def referenced(e: ast.Expression) -> Any:
     """The declaration a checked name (or member naming an object) refers to."""
     sym = getattr(e, "ref", None)
@@ -677,6 +685,7 @@ class Checker:
                 for ref in prop.actions:
                     self.action_ref(ref.expr, scope, allow_unbound=True)
             elif isinstance(prop, ast.ValueProperty) and prop.name == "default_action":
+                prop.value = as_action_call(prop.value)
                 self.action_ref(prop.value, scope, allow_unbound=False)
                 self.require_listed(decl, prop.value, "the default action")
             elif isinstance(prop, ast.ValueProperty) and prop.name in ("size", "max_size"):
@@ -703,6 +712,7 @@ class Checker:
         key_types = [el.expr.type for el in key.elements]
         for entry in prop.entries:
             self.keyset(entry.keyset, key_types, scope)
+            entry.action = as_action_call(entry.action)
             self.action_ref(entry.action, scope, allow_unbound=False)
             self.require_listed(decl, entry.action, "an entry's action")
             if entry.priority is not None:
@@ -735,8 +745,6 @@ class Checker:
         # Directionless parameters are bound by the control plane (spec 14.2.1.2).
         bound = [p for p in params if p.direction]
         want = params if not allow_unbound else bound
-        if call is None and not allow_unbound:
-            raise CompileError(e.pos, "the default action needs its arguments, e.g. 'NoAction()'")
         ordered = bind_arguments(args, want, e.pos)
         if ordered is None:
             raise CompileError(

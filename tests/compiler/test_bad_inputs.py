@@ -250,9 +250,10 @@ CASES = {
         "    action inc(inout bit<8> v) { v = v + 1; }\n"
         "    table t { key = { m.x: exact; } actions = { inc(@@1); } }\n",
     ),
-    "function_call_in_expression": ingress("        m.x = @@f(m.x) + 1;").replace(
-        INGRESS, "bit<8> f(in bit<8> v) { bit<8> r = v; return r; }\n" + INGRESS
-    ),
+    # Called only when m.x > 1, and it changes m.x: hoisting it would change it always.
+    "inout_function_called_conditionally": ingress(
+        "        if (m.x > 1 && @@g(m.x)) { m.x = 2; }"
+    ).replace(INGRESS, "bool g(inout bit<8> v) { v = v + 1; return v == 3; }\n" + INGRESS),
     "function_wrong_return": top("bit<8> f(in bit<8> x) { return @@true; }\n"),
     "call_non_function": ingress("        m.x = @@m.x(1);"),
     "package_wrong_block": HEADER

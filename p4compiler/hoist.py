@@ -1,0 +1,307 @@
+"""Calls of functions with a body of several statements, taken out of expressions.
+
+The back end inlines such a function only where its value goes straight into a variable
+(`x = f(...);`, `T x = f(...);`). Anywhere else in an expression (`x = f(a) + 1;`,
+`if (f(a) == 2)`, `transition select(f(a))`) the call is hoisted before its statement
+into a new temporary, `T tmp = f(...);`, and the expression reads the temporary, as
+p4c's side-effect ordering does.
+
+The P4_16 spec evaluates an expression left to right (8.1) and calls with copy-in and
+copy-out (6.8). Hoisting keeps that order:
+- calls are hoisted in the order they are evaluated, innermost arguments first;
+- a call with out or inout parameters can change what an operand evaluated before it
+  reads, so each such operand is first saved in a temporary of its own;
+- the right operand of `&&` and `||` and the branches of `?:` are evaluated only
+  sometimes, so a call there is hoisted only when it cannot change anything (no out or
+  inout parameter); otherwise the compiler says so.
+
+This runs on the parsed program, before type checking, which then checks the
+temporaries as any declaration. Where an operand must be saved, its type comes from a
+type check of an untouched copy of the program.
+"""
+
+import copy
+import dataclasses
+from collections.abc import Iterator
+from typing import Any
+
+from p4compiler import ast
+from p4compiler import types as t
+from p4compiler.diagnostics import CompileError, SourcePos
+from p4compiler.typecheck import check
+
+
+def _nodes(node: Any) -> Iterator[Any]:  # noqa: ANN401 - any AST node or list of them
+    if isinstance(node, list | tuple):
+        for item in node:
+            yield from _nodes(item)
+    elif dataclasses.is_dataclass(node):
+        yield node
+        for f in dataclasses.fields(node):
+            if f.compare:  # `type`, `ref` and `resolved` are the checker's, not the tree's
+                yield from _nodes(getattr(node, f.name))
+
+
+def _is_expression_function(decl: ast.FunctionDeclaration) -> bool:
+    """A function the back end inlines as an expression: `return e;` alone, in params."""
+    body = decl.body.stmts
+    return (
+        len(body) == 1
+        and isinstance(body[0], ast.ReturnStatement)
+        and body[0].value is not None
+        and all(p.direction in ("", "in") for p in decl.prototype.params)
+    )
+
+
+def _type_ref(ty: t.Type | None, pos: SourcePos) -> ast.TypeRef | None:
+    """A declarable type as P4 writes it: bit<W>, int<W>, bool, error, or a named type."""
+    if isinstance(ty, t.Bits):
+        width = ast.IntLiteral(pos, ty.width, None, False)
+        return ast.BaseTypeRef(pos, "int" if ty.signed else "bit", width)
+    if isinstance(ty, t.Bool):
+        return ast.BaseTypeRef(pos, "bool")
+    if isinstance(ty, t.Error):
+        return ast.BaseTypeRef(pos, "error")
+    if isinstance(ty, t.StructLike | t.Enum):
+        return ast.NamedTypeRef(pos, ty.name, is_global=True)
+    return None
+
+
+def _is_constant(e: ast.Expression) -> bool:
+    return isinstance(e, ast.IntLiteral | ast.BoolLiteral | ast.StringLiteral)
+
+
+class Hoister:
+    def __init__(self, program: ast.Program) -> None:
+        self.functions = {
+            d.name: d
+            for d in program.declarations
+            if isinstance(d, ast.FunctionDeclaration) and not _is_expression_function(d)
+        }
+        self.taken = {n.name for n in _nodes(program) if isinstance(n, ast.Name | ast.Declaration)}
+        self.count = 0
+        # A copy as written, type checked only if an operand's type is needed.
+        self.copies: dict[int, Any] = {}
+        self.pristine = copy.deepcopy(program, self.copies) if self.functions else program
+        self.checked: ast.Program | None = None
+
+    # ---- which calls ---------------------------------------------------------------
+
+    def hoisted_function(self, e: ast.Expression) -> ast.FunctionDeclaration | None:
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Name):
+            return self.functions.get(e.func.name)
+        return None
+
+    def changes_state(self, e: ast.Expression) -> bool:
+        """e holds a hoisted call with an out or inout parameter."""
+        for n in _nodes(e):
+            f = self.hoisted_function(n) if isinstance(n, ast.Call) else None
+            if f is not None and any(p.direction in ("out", "inout") for p in f.prototype.params):
+                return True
+        return False
+
+    def needs_hoisting(self, e: ast.Expression) -> bool:
+        return any(isinstance(n, ast.Call) and self.hoisted_function(n) for n in _nodes(e))
+
+    # ---- temporaries ---------------------------------------------------------------
+
+    def temporary(
+        self, pos: SourcePos, type_ref: ast.TypeRef, value: ast.Expression, pre: list
+    ) -> ast.Name:
+        while f"tmp_{self.count}" in self.taken:
+            self.count += 1
+        name = f"tmp_{self.count}"
+        self.taken.add(name)
+        pre.append(ast.VariableDeclaration(pos, name, type_ref, value))
+        return ast.Name(pos, name)
+
+    def saved(self, e: ast.Expression, pre: list) -> ast.Expression:
+        """e evaluated now, into a temporary of its type."""
+        if _is_constant(e):
+            return e
+        ty = self.type_of(e)
+        if isinstance(ty, t.InfInt):  # a compile-time constant: nothing can change it
+            return e
+        type_ref = _type_ref(ty, e.pos)
+        if type_ref is None:
+            raise CompileError(
+                e.pos,
+                f"this operand (of type {ty}) is evaluated before a call that may change it"
+                " (out or inout arguments) and cannot be saved; assign the call to a"
+                " variable first",
+            )
+        return self.temporary(e.pos, type_ref, e, pre)
+
+    def type_of(self, e: ast.Expression) -> t.Type | None:
+        """e's type, from a type check of the program as written (made once, on a copy,
+        since the temporaries are declared by their type as P4 writes it)."""
+        if self.checked is None:
+            check(self.pristine)
+            self.checked = self.pristine
+        clone = self.copies.get(id(e))
+        return clone.type if clone is not None else None
+
+    # ---- expressions, left to right --------------------------------------------------
+
+    def expr(self, e: ast.Expression, pre: list, conditional: bool = False) -> ast.Expression:
+        if not self.needs_hoisting(e):
+            return e
+        if isinstance(e, ast.Call):
+            return self.call(e, pre, conditional)
+        if isinstance(e, ast.Binary) and e.op in ("&&", "||"):
+            e.left = self.expr(e.left, pre, conditional)
+            e.right = self.expr(e.right, pre, True)
+            return e
+        if isinstance(e, ast.Ternary):
+            e.cond = self.expr(e.cond, pre, conditional)
+            e.then = self.expr(e.then, pre, True)
+            e.otherwise = self.expr(e.otherwise, pre, True)
+            return e
+        if isinstance(e, ast.Binary):
+            e.left, e.right = self.operands([e.left, e.right], pre, conditional)
+        elif isinstance(e, ast.Unary):
+            e.operand = self.expr(e.operand, pre, conditional)
+        elif isinstance(e, ast.Cast | ast.Member):
+            e.expr = self.expr(e.expr, pre, conditional)
+        elif isinstance(e, ast.Index):
+            e.expr, e.index = self.operands([e.expr, e.index], pre, conditional)
+        elif isinstance(e, ast.Slice):
+            e.expr, e.hi, e.lo = self.operands([e.expr, e.hi, e.lo], pre, conditional)
+        elif isinstance(e, ast.ListExpression):
+            e.items = self.operands(e.items, pre, conditional)
+        elif isinstance(e, ast.StructExpression):
+            values = self.operands([v for _, v in e.fields], pre, conditional)
+            e.fields = [(n, v) for (n, _), v in zip(e.fields, values, strict=True)]
+        elif isinstance(e, ast.SelectExpression):
+            e.keys = self.operands(e.keys, pre, conditional)
+        else:
+            raise CompileError(e.pos, "a function call is not supported inside this expression")
+        return e
+
+    def operands(
+        self, items: list[ast.Expression], pre: list, conditional: bool
+    ) -> list[ast.Expression]:
+        """Operands evaluated in order; those before one that changes state are saved."""
+        result = []
+        for i, item in enumerate(items):
+            later_changes = any(self.changes_state(x) for x in items[i + 1 :])
+            item = self.expr(item, pre, conditional)
+            if later_changes:
+                item = self.saved(item, pre)
+            result.append(item)
+        return result
+
+    def arguments(self, e: ast.Call, pre: list, conditional: bool) -> None:
+        """e's arguments in order: calls in them hoisted, and those before an argument
+        that changes state saved first (an out or inout one cannot be: refused)."""
+        f = self.hoisted_function(e)
+        params = f.prototype.params if f is not None else None
+        for i, argument in enumerate(e.args):
+            param = None
+            if params is not None:
+                if argument.name is not None:
+                    param = next((p for p in params if p.name == argument.name), None)
+                elif i < len(params):
+                    param = params[i]
+            if param is not None and param.direction in ("out", "inout"):
+                if self.needs_hoisting(argument.value):
+                    raise CompileError(
+                        argument.pos, "a function call inside an out or inout argument"
+                    )
+                continue
+            argument.value = self.expr(argument.value, pre, conditional)
+            if any(self.changes_state(a.value) for a in e.args[i + 1 :]):
+                if param is None:  # a direction we do not know: saving could be wrong
+                    raise CompileError(
+                        argument.pos,
+                        "this argument is evaluated before a call that may change it;"
+                        " assign the call to a variable first",
+                    )
+                argument.value = self.saved(argument.value, pre)
+
+    def call(self, e: ast.Call, pre: list, conditional: bool) -> ast.Expression:
+        self.arguments(e, pre, conditional)
+        f = self.hoisted_function(e)
+        if f is None:
+            return e
+        if conditional and self.changes_state(e):
+            raise CompileError(
+                e.pos,
+                f"'{f.name}' has out or inout parameters, and here it is called only"
+                " sometimes (after && or ||, or in a branch of ?:); write it as an if"
+                " statement",
+            )
+        if f.prototype.return_type is None or f.prototype.type_params:
+            raise CompileError(e.pos, f"generic function '{f.name}' used in an expression")
+        return self.temporary(e.pos, f.prototype.return_type, e, pre)
+
+    # ---- statements ----------------------------------------------------------------
+
+    def direct(self, e: ast.Expression | None) -> bool:
+        """e is a call the back end inlines where it stands (`x = f(...)`)."""
+        return e is not None and self.hoisted_function(e) is not None
+
+    def stmt(self, s: ast.Statement) -> list[ast.Statement]:
+        pre: list[ast.Statement] = []
+        if isinstance(s, ast.Assignment):
+            if s.op == "=" and self.direct(s.rhs):
+                assert isinstance(s.rhs, ast.Call)
+                self.arguments(s.rhs, pre, False)
+            else:
+                s.rhs = self.expr(s.rhs, pre)
+            if self.needs_hoisting(s.lhs):
+                raise CompileError(s.lhs.pos, "a function call inside an assignment's target")
+        elif isinstance(s, ast.VariableDeclaration) and s.init is not None:
+            if self.direct(s.init):
+                assert isinstance(s.init, ast.Call)
+                self.arguments(s.init, pre, False)
+            else:
+                s.init = self.expr(s.init, pre)
+        elif isinstance(s, ast.MethodCallStatement):
+            self.arguments(s.call, pre, False)
+        elif isinstance(s, ast.IfStatement):
+            s.cond = self.expr(s.cond, pre)
+            s.then = self.branch(s.then)
+            if s.otherwise is not None:
+                s.otherwise = self.branch(s.otherwise)
+        elif isinstance(s, ast.BlockStatement):
+            s.stmts = self.stmts(s.stmts)
+        elif isinstance(s, ast.SwitchStatement):
+            s.expr = self.expr(s.expr, pre)
+            for case in s.cases:
+                if case.body is not None:
+                    case.body.stmts = self.stmts(case.body.stmts)
+        elif isinstance(s, ast.ReturnStatement) and s.value is not None:
+            s.value = self.expr(s.value, pre)
+        return [*pre, s]
+
+    def branch(self, s: ast.Statement) -> ast.Statement:
+        result = self.stmt(s)
+        return result[0] if len(result) == 1 else ast.BlockStatement(s.pos, result)
+
+    def stmts(self, stmts: list[ast.Statement]) -> list[ast.Statement]:
+        return [out for s in stmts for out in self.stmt(s)]
+
+    def program(self, program: ast.Program) -> None:
+        for decl in program.declarations:
+            if isinstance(decl, ast.FunctionDeclaration | ast.ActionDeclaration):
+                decl.body.stmts = self.stmts(decl.body.stmts)
+            elif isinstance(decl, ast.ControlDeclaration):
+                for local in decl.locals:
+                    if isinstance(local, ast.ActionDeclaration):
+                        local.body.stmts = self.stmts(local.body.stmts)
+                decl.body.stmts = self.stmts(decl.body.stmts)
+            elif isinstance(decl, ast.ParserDeclaration):
+                for state in decl.states:
+                    state.stmts = self.stmts(state.stmts)
+                    if state.transition is not None and self.needs_hoisting(state.transition):
+                        pre: list[ast.Statement] = []
+                        state.transition = self.expr(state.transition, pre)
+                        state.stmts += pre
+
+
+def hoist_calls(program: ast.Program) -> ast.Program:
+    """program with every call of a many-statement function that stands inside an
+    expression hoisted before its statement (in place; returned for chaining)."""
+    Hoister(program).program(program)
+    return program
