@@ -1,19 +1,23 @@
-"""Calls of functions with a body of several statements, taken out of expressions.
+"""Values the back end cannot compute inside an expression, taken out of it: calls of
+functions with a body of several statements, and a table's `apply().hit` or `.miss`.
 
 The back end inlines such a function only where its value goes straight into a variable
-(`x = f(...);`, `T x = f(...);`). Anywhere else in an expression (`x = f(a) + 1;`,
-`if (f(a) == 2)`, `transition select(f(a))`) the call is hoisted before its statement
-into a new temporary, `T tmp = f(...);`, and the expression reads the temporary, as
-p4c's side-effect ordering does.
+(`x = f(...);`, `T x = f(...);`), and branches on a table's hit only in an if's
+condition. Anywhere else (`x = f(a) + 1;`, `if (f(a) == 2)`, `bool h = t.apply().hit;`)
+the value is hoisted before its statement into a new temporary, `T tmp = f(...);` or
+`bool tmp; if (t.apply().hit) tmp = true; else tmp = false;`, and the expression reads
+the temporary, as p4c's side-effect ordering does. (In a parser state the back end
+cannot inline a function yet, hoisted or not.)
 
-The P4_16 spec evaluates an expression left to right (8.1) and calls with copy-in and
-copy-out (6.8). Hoisting keeps that order:
-- calls are hoisted in the order they are evaluated, innermost arguments first;
-- a call with out or inout parameters can change what an operand evaluated before it
-  reads, so each such operand is first saved in a temporary of its own;
+The P4_16 spec evaluates an expression left to right ("Expression evaluation order")
+and calls with copy-in and copy-out ("Calling convention"). Hoisting keeps that order:
+- values are hoisted in the order they are evaluated, innermost arguments first;
+- a call with out or inout parameters, or a table's apply (its actions run), can change
+  what an operand evaluated before it reads, so each such operand is first saved in a
+  temporary of its own;
 - the right operand of `&&` and `||` and the branches of `?:` are evaluated only
   sometimes, so a call there is hoisted only when it cannot change anything (no out or
-  inout parameter); otherwise the compiler says so.
+  inout parameter, no table); otherwise the compiler says so.
 
 This runs on the parsed program, before type checking, which then checks the
 temporaries as any declaration. Where an operand must be saved, its type comes from a
@@ -67,6 +71,18 @@ def _type_ref(ty: t.Type | None, pos: SourcePos) -> ast.TypeRef | None:
     return None
 
 
+def _table_hit(e: Any) -> bool:  # noqa: ANN401 - any AST node
+    """`t.apply().hit` or `.miss`: only a table's apply() has these members."""
+    return (
+        isinstance(e, ast.Member)
+        and e.member in ("hit", "miss")
+        and isinstance(e.expr, ast.Call)
+        and isinstance(e.expr.func, ast.Member)
+        and e.expr.func.member == "apply"
+        and not e.expr.args
+    )
+
+
 def _is_constant(e: ast.Expression) -> bool:
     return isinstance(e, ast.IntLiteral | ast.BoolLiteral | ast.StringLiteral)
 
@@ -93,20 +109,28 @@ class Hoister:
         return None
 
     def changes_state(self, e: ast.Expression) -> bool:
-        """e holds a hoisted call with an out or inout parameter."""
+        """e holds a hoisted call with an out or inout parameter, or applies a table."""
         for n in _nodes(e):
+            if _table_hit(n):
+                return True
             f = self.hoisted_function(n) if isinstance(n, ast.Call) else None
             if f is not None and any(p.direction in ("out", "inout") for p in f.prototype.params):
                 return True
         return False
 
-    def needs_hoisting(self, e: ast.Expression) -> bool:
-        return any(isinstance(n, ast.Call) and self.hoisted_function(n) for n in _nodes(e))
+    def needs_hoisting(self, e: ast.Expression, in_condition: bool = False) -> bool:
+        """e holds a call to hoist, or (outside an if's condition, where the back end
+        branches on the table's hit and miss) a table's `apply().hit`."""
+        return any(
+            (isinstance(n, ast.Call) and self.hoisted_function(n))
+            or (not in_condition and _table_hit(n))
+            for n in _nodes(e)
+        )
 
     # ---- temporaries ---------------------------------------------------------------
 
     def temporary(
-        self, pos: SourcePos, type_ref: ast.TypeRef, value: ast.Expression, pre: list
+        self, pos: SourcePos, type_ref: ast.TypeRef, value: ast.Expression | None, pre: list
     ) -> ast.Name:
         while f"tmp_{self.count}" in self.taken:
             self.count += 1
@@ -143,14 +167,21 @@ class Hoister:
 
     # ---- expressions, left to right --------------------------------------------------
 
-    def expr(self, e: ast.Expression, pre: list, conditional: bool = False) -> ast.Expression:
-        if not self.needs_hoisting(e):
+    def expr(
+        self, e: ast.Expression, pre: list, conditional: bool = False, in_condition: bool = False
+    ) -> ast.Expression:
+        if not self.needs_hoisting(e, in_condition):
             return e
         if isinstance(e, ast.Call):
             return self.call(e, pre, conditional)
+        if _table_hit(e) and not in_condition:
+            return self.table_hit(e, pre, conditional)
         if isinstance(e, ast.Binary) and e.op in ("&&", "||"):
-            e.left = self.expr(e.left, pre, conditional)
-            e.right = self.expr(e.right, pre, True)
+            e.left = self.expr(e.left, pre, conditional, in_condition)
+            e.right = self.expr(e.right, pre, True, in_condition)
+            return e
+        if isinstance(e, ast.Unary) and e.op == "!":
+            e.operand = self.expr(e.operand, pre, conditional, in_condition)
             return e
         if isinstance(e, ast.Ternary):
             e.cond = self.expr(e.cond, pre, conditional)
@@ -219,6 +250,23 @@ class Hoister:
                     )
                 argument.value = self.saved(argument.value, pre)
 
+    def table_hit(self, e: ast.Member, pre: list, conditional: bool) -> ast.Expression:
+        """`t.apply().hit` as a value: the table applied by an if statement of its own,
+        which sets a new bool (the back end branches on a table's hit, spec 14.2.2)."""
+        if conditional:
+            raise CompileError(
+                e.pos,
+                "this table is applied only sometimes (after && or ||, or in a branch of"
+                " ?:); apply it in an if statement",
+            )
+        flag = self.temporary(e.pos, ast.BaseTypeRef(e.pos, "bool"), None, pre)
+
+        def set_flag(value: bool) -> ast.Statement:
+            return ast.Assignment(e.pos, ast.Name(e.pos, flag.name), ast.BoolLiteral(e.pos, value))
+
+        pre.append(ast.IfStatement(e.pos, e, set_flag(True), set_flag(False)))
+        return ast.Name(e.pos, flag.name)
+
     def call(self, e: ast.Call, pre: list, conditional: bool) -> ast.Expression:
         self.arguments(e, pre, conditional)
         f = self.hoisted_function(e)
@@ -260,7 +308,7 @@ class Hoister:
         elif isinstance(s, ast.MethodCallStatement):
             self.arguments(s.call, pre, False)
         elif isinstance(s, ast.IfStatement):
-            s.cond = self.expr(s.cond, pre)
+            s.cond = self.expr(s.cond, pre, in_condition=True)
             s.then = self.branch(s.then)
             if s.otherwise is not None:
                 s.otherwise = self.branch(s.otherwise)
