@@ -1410,6 +1410,12 @@ class Checker:
                 and isinstance(src, t.Enum)
                 and src.underlying is not None
             )
+            # A serializable enum from its underlying type, any value of it (spec 8.3).
+            or (
+                isinstance(target, t.Enum)
+                and target.underlying is not None
+                and (src == target.underlying or isinstance(src, t.InfInt))
+            )
         )
         if not ok:
             raise CompileError(e.pos, f"cannot cast {src} to {target}")
@@ -1419,6 +1425,8 @@ class Checker:
         """Give `e` the type `want`, inferring literal widths; otherwise a type error."""
         got = e.type
         if got == want or isinstance(want, t.DontCareType | t.TypeVar):
+            return
+        if t.same_stack_type(got, want):
             return
         if isinstance(got, t.InfInt) and isinstance(want, t.Bits):
             self.retype_constant(e, want)

@@ -110,6 +110,17 @@ class HeaderStack(Type):
         return f"{self.element}[{self.size}]"
 
 
+def same_stack_type(a: Type | None, b: Type | None) -> bool:
+    """Two stacks of one element type and size: the same type (HeaderStack compares by
+    identity, as each declaration makes its own)."""
+    return (
+        isinstance(a, HeaderStack)
+        and isinstance(b, HeaderStack)
+        and a.size == b.size
+        and a.element is b.element
+    )
+
+
 @dataclass(eq=False)
 class Enum(Type):
     name: str

@@ -119,7 +119,7 @@ def member(base: ast.Expression, name: str, ty: t.Type) -> ast.Member:
 
 
 def _element(base: ast.Expression, index: int, stack: t.HeaderStack) -> ast.Index:
-    literal = ast.IntLiteral(base.pos, index, None)
+    literal = ast.IntLiteral(base.pos, index, None, False)
     literal.type = t.InfInt()
     e = ast.Index(base.pos, base, literal)
     e.type = stack.element
