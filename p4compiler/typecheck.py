@@ -1045,6 +1045,16 @@ class Checker:
             return t.Bits(hi - lo + 1)
         if isinstance(e, ast.Index):
             base = self.expr(e.expr, scope)
+            if isinstance(base, t.Tuple):
+                # A tuple's element, by a constant index only (spec 8.10, tuple types).
+                self.expr(e.index, scope)
+                index = const_value(e.index)
+                if not isinstance(index, int) or not 0 <= index < len(base.items):
+                    raise CompileError(
+                        e.index.pos,
+                        f"a tuple index must be a constant in 0..{len(base.items) - 1}",
+                    )
+                return base.items[index]
             if not isinstance(base, t.HeaderStack):
                 raise CompileError(e.pos, f"cannot index a value of type {base}")
             index_type = self.expr(e.index, scope)

@@ -59,6 +59,8 @@ def assign(lhs: ast.Expression, rhs: ast.Expression, enc: ExpressionEncoder) -> 
             target = enc.lvalue(member(lhs, name, ft))
             prims.append(primitive("assign", [target, node("field", [SCALARS, tmp])]))
         return prims
+    if isinstance(ty, t.Tuple):
+        return _assign_tuple(lhs, rhs, ty, enc)
     if isinstance(ty, t.StructLike) and ty.kind == "header":
         return [primitive("assign_header", [enc.lvalue(lhs), enc.value(rhs)])]
     if isinstance(ty, t.StructLike):
@@ -101,6 +103,34 @@ def assign(lhs: ast.Expression, rhs: ast.Expression, enc: ExpressionEncoder) -> 
     return [primitive("assign", [enc.lvalue(lhs), enc.data(rhs)])]
 
 
+def _assign_tuple(
+    lhs: ast.Expression, rhs: ast.Expression, ty: t.Tuple, enc: ExpressionEncoder
+) -> list[Json]:
+    """A tuple variable from a list `{a, b}` or another tuple, element by element; as for
+    structs, every value is read before any element is written (`p = {p[1], p[0]}`)."""
+    if isinstance(rhs, ast.ListExpression):
+        values = list(rhs.items)
+    elif enc.is_storage(rhs):
+        values = [_element(rhs, i, item) for i, item in enumerate(ty.items)]
+    else:
+        raise CompileError(rhs.pos, "tuple values computed by expressions are not supported yet")
+    computed = [i for i, v in enumerate(values) if const_value(v) is None]
+    prims: list[Json] = []
+    copies: dict[int, str] = {}
+    for i, item in enumerate(ty.items):
+        if len(computed) > 1 and i in computed and isinstance(item, t.Bits | t.Bool):
+            tmp = enc.layout.add_scalar("tmp", item, values[i].pos)
+            prims.append(primitive("assign", [node("field", [SCALARS, tmp]), enc.data(values[i])]))
+            copies[i] = tmp
+    for i, item in enumerate(ty.items):
+        if i in copies:
+            target = enc.lvalue(_element(lhs, i, item))
+            prims.append(primitive("assign", [target, node("field", [SCALARS, copies[i]])]))
+        else:
+            prims += assign(_element(lhs, i, item), values[i], enc)
+    return prims
+
+
 def as_parser_ops(prims: list[Json]) -> list[Json]:
     """Primitives inside a parser state: `assign` is the parser's `set` op, the others
     are wrapped in a `primitive` op (JSON_format.md, parser_ops)."""
@@ -118,11 +148,12 @@ def member(base: ast.Expression, name: str, ty: t.Type) -> ast.Member:
     return m
 
 
-def _element(base: ast.Expression, index: int, stack: t.HeaderStack) -> ast.Index:
+def _element(base: ast.Expression, index: int, ty: t.HeaderStack | t.Type) -> ast.Index:
+    """`base[index]` of a stack (its element type) or of a tuple (ty: the element's)."""
     literal = ast.IntLiteral(base.pos, index, None, False)
     literal.type = t.InfInt()
     e = ast.Index(base.pos, base, literal)
-    e.type = stack.element
+    e.type = ty.element if isinstance(ty, t.HeaderStack) else ty
     return e
 
 

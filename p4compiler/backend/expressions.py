@@ -127,6 +127,8 @@ class ExpressionEncoder:
             index = const_value(e.index)
             if isinstance(stack, StackRef) and isinstance(index, int):
                 return HeaderRef(f"{stack.name}[{index}]")
+            if isinstance(stack, StructRef) and isinstance(index, int):  # a tuple
+                return self._lookup(stack.root, (*stack.path, f"[{index}]"), e)
             if isinstance(stack, StackRef):
                 raise CompileError(
                     e.pos,

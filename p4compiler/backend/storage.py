@@ -170,6 +170,12 @@ class Layout:
             self.union_types.setdefault(ty.name, members)
             self.unions.append(Union(inst, ty.name, [f"{inst}.{n}" for n, _ in members]))
             self.locations[(root, path)] = UnionRef(root, path, inst)
+        elif isinstance(ty, t.Tuple):
+            # Stored as a struct whose fields are its elements, found by index as `[i]`.
+            self.locations[(root, path)] = StructRef(root, path)
+            for i, item in enumerate(ty.items):
+                sub_inst = f"{inst}.f{i}" if inst else f"f{i}"
+                self._bind(root, (*path, f"[{i}]"), item, sub_inst, f"{scal}.f{i}", pos)
         elif isinstance(ty, t.StructLike) and ty.kind == "struct":
             self.locations[(root, path)] = StructRef(root, path)
             for name, ft in ty.fields:
