@@ -86,17 +86,20 @@ def assign(lhs: ast.Expression, rhs: ast.Expression, enc: ExpressionEncoder) -> 
         # s[i].f = v with a run-time i: every element's field keeps its value unless i
         # selects it (an index past the end writes nothing).
         stack, index = found
-        if _reads_a_stack(index):
-            # Each element's write evaluates the index again: it must not change between.
-            raise CompileError(
-                index.pos, "a run-time stack index read from a stack is not supported yet"
-            )
         value = enc.data(rhs)
         prims = []
+        width = t.width_of(index.type)
+        index_value = enc.data(index)
+        if _reads_a_stack(index):
+            # Each element's write tests the index again, and an earlier write may change
+            # what it reads: the index is evaluated once, first (as the lvalue is).
+            tmp = enc.layout.add_scalar("tmp", index.type, index.pos)
+            prims.append(primitive("assign", [node("field", [SCALARS, tmp]), index_value]))
+            index_value = node("field", [SCALARS, tmp])
         for k in range(stack.size):
             target = node("field", [f"{stack.name}[{k}]", lhs.member])
-            chosen = op("?", value, target, cond=enc.index_is(index, k))
-            prims.append(primitive("assign", [target, chosen]))
+            selected = op("==", index_value, node("hexstr", hexstr(k, width)))
+            prims.append(primitive("assign", [target, op("?", value, target, cond=selected)]))
         return prims
     if isinstance(lhs, ast.Slice):
         return [_slice(lhs, rhs, enc)]
