@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from p4compiler.backend import bmv2_json
+from p4compiler.copy_in_out import copy_in_out
 from p4compiler.diagnostics import CompileError
 from p4compiler.hoist import hoist_calls
 from p4compiler.lexer import tokenize
@@ -88,7 +89,7 @@ def _argument_parser() -> argparse.ArgumentParser:
 def compile_program(args: argparse.Namespace) -> None:
     source = Path(args.source)
     pre = preprocess(source, [Path(d) for d in args.include], args.define, args.undef)
-    checked = check(hoist_calls(parse(tokenize(pre.text, pre.lines))))
+    checked = check(copy_in_out(hoist_calls(parse(tokenize(pre.text, pre.lines)))))
     program = bmv2_json.build(checked, args.source)
     output = Path(args.output) if args.output else Path(source.with_suffix(".json").name)
     _write(output, json.dumps(program.json, indent=2).encode() + b"\n")

@@ -87,6 +87,27 @@ def _is_constant(e: ast.Expression) -> bool:
     return isinstance(e, ast.IntLiteral | ast.BoolLiteral | ast.StringLiteral)
 
 
+class NameSource:
+    """Names for compiler temporaries, tmp_0, tmp_1, ..., none the program already uses."""
+
+    def __init__(self, taken: set[str]) -> None:
+        self.taken = taken
+        self.count = 0
+
+    def fresh(self) -> str:
+        while f"tmp_{self.count}" in self.taken:
+            self.count += 1
+        name = f"tmp_{self.count}"
+        self.taken.add(name)
+        return name
+
+
+def fresh_names(program: ast.Program) -> NameSource:
+    return NameSource(
+        {n.name for n in _nodes(program) if isinstance(n, ast.Name | ast.Declaration)}
+    )
+
+
 class Hoister:
     def __init__(self, program: ast.Program) -> None:
         self.functions = {
@@ -94,8 +115,7 @@ class Hoister:
             for d in program.declarations
             if isinstance(d, ast.FunctionDeclaration) and not _is_expression_function(d)
         }
-        self.taken = {n.name for n in _nodes(program) if isinstance(n, ast.Name | ast.Declaration)}
-        self.count = 0
+        self.names = fresh_names(program)
         # A copy as written, type checked only if an operand's type is needed.
         self.copies: dict[int, Any] = {}
         self.pristine = copy.deepcopy(program, self.copies) if self.functions else program
@@ -132,10 +152,7 @@ class Hoister:
     def temporary(
         self, pos: SourcePos, type_ref: ast.TypeRef, value: ast.Expression | None, pre: list
     ) -> ast.Name:
-        while f"tmp_{self.count}" in self.taken:
-            self.count += 1
-        name = f"tmp_{self.count}"
-        self.taken.add(name)
+        name = self.names.fresh()
         pre.append(ast.VariableDeclaration(pos, name, type_ref, value))
         return ast.Name(pos, name)
 
