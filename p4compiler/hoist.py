@@ -269,7 +269,7 @@ class Hoister:
 
     def table_hit(self, e: ast.Member, pre: list, conditional: bool) -> ast.Expression:
         """`t.apply().hit` as a value: the table applied by an if statement of its own,
-        which sets a new bool (the back end branches on a table's hit, spec 14.2.2)."""
+        which sets a new bool (the back end branches on a table's hit and miss)."""
         if conditional:
             raise CompileError(
                 e.pos,

@@ -169,6 +169,12 @@ def const_value(expr: ast.Expression) -> int | bool | None:
         if a is None or b is None:
             return None
         return _fold(expr.op, a, b, expr.right.type, expr.type)
+    if isinstance(expr, ast.Slice):
+        v, hi, lo = const_value(expr.expr), const_value(expr.hi), const_value(expr.lo)
+        if isinstance(v, int) and isinstance(hi, int) and isinstance(lo, int):
+            # Two's complement bits of the value (an int<W> or a negative int too).
+            return (v >> lo) & ((1 << (hi - lo + 1)) - 1)
+        return None
     return None
 
 
@@ -1036,6 +1042,14 @@ class Checker:
             self.expr(e.hi, scope)
             self.expr(e.lo, scope)
             hi, lo = const_value(e.hi), const_value(e.lo)
+            if isinstance(base, t.InfInt) and isinstance(const_value(e.expr), int):
+                # A slice of an arbitrary-precision constant, which the spec allows on
+                # int: its two's complement bits hi..lo.
+                if not isinstance(hi, int) or not isinstance(lo, int) or not 0 <= lo <= hi:
+                    raise CompileError(
+                        e.pos, "slice bounds must be constants with 0 <= low <= high"
+                    )
+                return t.Bits(hi - lo + 1)
             if not isinstance(base, t.Bits):
                 raise CompileError(e.pos, f"cannot slice a value of type {base}")
             if not isinstance(hi, int) or not isinstance(lo, int) or not 0 <= lo <= hi < base.width:
@@ -1046,7 +1060,7 @@ class Checker:
         if isinstance(e, ast.Index):
             base = self.expr(e.expr, scope)
             if isinstance(base, t.Tuple):
-                # A tuple's element, by a constant index only (spec 8.10, tuple types).
+                # A tuple's element, by a constant index only (spec: tuple types).
                 self.expr(e.index, scope)
                 index = const_value(e.index)
                 if not isinstance(index, int) or not 0 <= index < len(base.items):
@@ -1420,7 +1434,7 @@ class Checker:
                 and isinstance(src, t.Enum)
                 and src.underlying is not None
             )
-            # A serializable enum from its underlying type, any value of it (spec 8.3).
+            # A serializable enum from its underlying type, any value of it (spec: enum types).
             or (
                 isinstance(target, t.Enum)
                 and target.underlying is not None

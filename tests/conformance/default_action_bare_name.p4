@@ -1,7 +1,7 @@
 // A table's default action and a const entry's action written as a bare action name
-// (`default_action = to_three;`, `1 : to_two;`). The P4_16 grammar's actionRef allows a
-// name without arguments (spec 14.2.1.4, entries); p4c reads `default_action = a;` as
-// `a()` (spec 14.2.1.3). Both name parameterless actions.
+// (`default_action = to_three;`, `1 : to_two;`). The P4_16 grammar's actionRef (used by
+// entries) allows a name without arguments, and p4c reads `default_action = a;` as
+// `a()`. Both name parameterless actions.
 
 #include <core.p4>
 #include <v1model.p4>

@@ -1,5 +1,5 @@
 // Casts to a serializable enum from its underlying type and from an integer literal,
-// and back (spec 8.3, enumeration types): any value of the underlying type converts,
+// and back (spec: enumeration types): any value of the underlying type converts,
 // including one no member names, and it keeps its bits.
 
 #include <core.p4>

@@ -1,4 +1,4 @@
-// Tuples stored in variables (spec 8.10, tuple types): initialised from a list, read by
+// Tuples stored in variables (spec: tuple types): initialised from a list, read by
 // constant index, copied whole, and reassigned from a list that reads the tuple itself,
 // which must see the old values (all of a list is evaluated before the assignment).
 
