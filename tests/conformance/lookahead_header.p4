@@ -1,19 +1,13 @@
-// lookahead<h_t>() copies the next bytes into a header without consuming them:
-// the header becomes valid and the same bytes are then extracted again.
+// lookahead<T>() of a whole header type on the packet_in parser object (spec: packet
+// extraction, lookahead): the header is read without being consumed, and a select on
+// one of its fields decides whether it is then extracted.
 
 #include <core.p4>
 #include <v1model.p4>
 
 header h_t {
-    bit<8> a;
-    bit<8> b;
-    bit<8> c;
-    bit<8> d;
-}
-
-header peek_t {
-    bit<4>  hi;
-    bit<12> rest;
+    bit<8> kind;
+    bit<8> v;
 }
 
 struct headers_t {
@@ -21,25 +15,22 @@ struct headers_t {
 }
 
 struct meta_t {
-    bit<8> m8;
+    bit<8> peeked;
 }
 
 parser MyParser(packet_in pk, out headers_t hdr, inout meta_t meta,
                 inout standard_metadata_t sm) {
-    peek_t p;
     state start {
-        p = pk.lookahead<peek_t>();
-        meta.m8 = 4w0 ++ p.hi;
-        pk.extract(hdr.h);
-        transition select(p.rest) {
-            0x234: accept;
-            default: reject;
+        h_t peek = pk.lookahead<h_t>();
+        meta.peeked = peek.v;
+        transition select(peek.kind) {
+            1: take;
+            default: accept;
         }
     }
-}
-
-control MyVerify(inout headers_t hdr, inout meta_t meta) {
-    apply {
+    state take {
+        pk.extract(hdr.h);
+        transition accept;
     }
 }
 
@@ -47,7 +38,14 @@ control MyIngress(inout headers_t hdr, inout meta_t meta,
                   inout standard_metadata_t sm) {
     apply {
         sm.egress_spec = 1;
-        hdr.h.c = meta.m8;
+        if (hdr.h.isValid()) {
+            hdr.h.v = meta.peeked + 1;
+        }
+    }
+}
+
+control MyVerify(inout headers_t hdr, inout meta_t meta) {
+    apply {
     }
 }
 

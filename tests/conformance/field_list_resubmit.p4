@@ -1,0 +1,70 @@
+// @field_list on user metadata (v1model 20200408): resubmit_preserving_field_list(1)
+// carries the fields annotated with list 1 into the resubmitted packet, and only those:
+// `kept` survives, `lost` is reset to 0 (v1model.p4's comments on field lists).
+
+#define V1MODEL_VERSION 20200408
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t {
+    bit<8> a;
+    bit<8> kept;
+    bit<8> lost;
+}
+
+struct headers_t {
+    h_t h;
+}
+
+struct meta_t {
+    @field_list(1)
+    bit<8> kept;
+    bit<8> lost;
+}
+
+parser MyParser(packet_in pk, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t sm) {
+    state start {
+        pk.extract(hdr.h);
+        transition accept;
+    }
+}
+
+control MyIngress(inout headers_t hdr, inout meta_t meta,
+                  inout standard_metadata_t sm) {
+    apply {
+        sm.egress_spec = 1;
+        if (sm.instance_type == 0) {
+            meta.kept = hdr.h.a;
+            meta.lost = hdr.h.a;
+            resubmit_preserving_field_list(1);
+        } else {
+            hdr.h.kept = meta.kept;
+            hdr.h.lost = meta.lost;
+        }
+    }
+}
+
+control MyVerify(inout headers_t hdr, inout meta_t meta) {
+    apply {
+    }
+}
+
+control MyEgress(inout headers_t hdr, inout meta_t meta,
+                 inout standard_metadata_t sm) {
+    apply {
+    }
+}
+
+control MyCompute(inout headers_t hdr, inout meta_t meta) {
+    apply {
+    }
+}
+
+control MyDeparser(packet_out pk, in headers_t hdr) {
+    apply {
+        pk.emit(hdr);
+    }
+}
+
+V1Switch(MyParser(), MyVerify(), MyIngress(), MyEgress(), MyCompute(), MyDeparser()) main;
