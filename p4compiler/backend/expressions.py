@@ -346,6 +346,9 @@ class ExpressionEncoder:
     def binary(self, e: ast.Binary) -> Json:
         if e.op in ("&&", "||"):
             return op("and" if e.op == "&&" else "or", self.boolean(e.left), self.boolean(e.right))
+        if e.op in ("==", "!=") and isinstance(e.left.type, t.StructLike):
+            equal = self.equal(e.left, e.right, e.left.type)
+            return equal if e.op == "==" else op("not", None, equal)
         left, right = self.data(e.left), self.data(e.right)
         if e.op in ("|+|", "|-|") and isinstance(e.type, t.Bits):
             # BMv2 computes the exact sum or difference, then clamps it to the type's range.
@@ -367,6 +370,36 @@ class ExpressionEncoder:
         if e.op in _WRAPPED:
             return self.wrap(result, e.type)
         return result
+
+    def equal(self, a: ast.Expression, b: ast.Expression, ty: t.StructLike) -> Json:
+        """`a == b` of structs (every field equal) or headers (both invalid, or both
+        valid with every field equal), as the spec defines it, from field comparisons
+        any BMv2 evaluates."""
+        if ty.kind == "header_union":
+            raise CompileError(a.pos, "comparing header unions is not supported yet")
+        if not (self.is_storage(a) and self.is_storage(b)):
+            raise CompileError(
+                a.pos, f"comparing {ty} values computed by expressions is not supported yet"
+            )
+        result: Json = node("bool", True)
+        for name, ft in ty.fields:
+            fa, fb = _member(a, name, ft), _member(b, name, ft)
+            if isinstance(ft, t.StructLike):
+                same = self.equal(fa, fb, ft)
+            else:
+                same = op("==", self.data(fa), self.data(fb))
+            result = same if result == node("bool", True) else op("and", result, same)
+        if ty.kind != "header":
+            return result
+        valid_a, valid_b = self.header_valid(a), self.header_valid(b)
+        neither = op("and", op("not", None, valid_a), op("not", None, valid_b))
+        return op("or", neither, op("and", op("and", valid_a, valid_b), result))
+
+    def header_valid(self, e: ast.Expression) -> Json:
+        loc = self.locate(e)
+        if not isinstance(loc, HeaderRef):
+            raise CompileError(e.pos, "comparing this header is not supported yet")
+        return op("d2b", None, node("field", [loc.instance, "$valid$"]))
 
     def unary(self, e: ast.Unary) -> Json:
         if e.op == "!":
@@ -392,3 +425,10 @@ class ExpressionEncoder:
         ):
             return self.wrap(inner, dst)
         return inner
+
+
+def _member(base: ast.Expression, name: str, ty: t.Type) -> ast.Member:
+    """`base.name` made by the back end, typed as the checker would."""
+    m = ast.Member(base.pos, base, name)
+    m.type = ty
+    return m
