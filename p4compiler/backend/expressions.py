@@ -349,6 +349,9 @@ class ExpressionEncoder:
         if e.op in ("==", "!=") and isinstance(e.left.type, t.StructLike):
             equal = self.equal(e.left, e.right, e.left.type)
             return equal if e.op == "==" else op("not", None, equal)
+        if e.op in ("==", "!=") and isinstance(e.left.type, t.Tuple):
+            equal = self.equal_items(self.items(e.left), self.items(e.right))
+            return equal if e.op == "==" else op("not", None, equal)
         left, right = self.data(e.left), self.data(e.right)
         if e.op in ("|+|", "|-|") and isinstance(e.type, t.Bits):
             # BMv2 computes the exact sum or difference, then clamps it to the type's range.
@@ -394,6 +397,37 @@ class ExpressionEncoder:
         valid_a, valid_b = self.header_valid(a), self.header_valid(b)
         neither = op("and", op("not", None, valid_a), op("not", None, valid_b))
         return op("or", neither, op("and", op("and", valid_a, valid_b), result))
+
+    def items(self, e: ast.Expression) -> list[ast.Expression]:
+        """A tuple's elements: a list's items, or a stored tuple's by index."""
+        if isinstance(e, ast.ListExpression):
+            return list(e.items)
+        ty = e.type
+        if not (isinstance(ty, t.Tuple) and self.is_storage(e)):
+            raise CompileError(
+                e.pos, "comparing tuples computed by expressions is not supported yet"
+            )
+        result = []
+        for i, item in enumerate(ty.items):
+            index = ast.IntLiteral(e.pos, i, None, False)
+            index.type = t.InfInt()
+            element = ast.Index(e.pos, e, index)
+            element.type = item
+            result.append(element)
+        return result
+
+    def equal_items(self, a: list[ast.Expression], b: list[ast.Expression]) -> Json:
+        """Lists or tuples equal element by element (spec: operations on tuples)."""
+        result: Json = node("bool", True)
+        for x, y in zip(a, b, strict=True):
+            if isinstance(x.type, t.StructLike):
+                same = self.equal(x, y, x.type)
+            elif isinstance(x.type, t.Tuple):
+                same = self.equal_items(self.items(x), self.items(y))
+            else:
+                same = op("==", self.data(x), self.data(y))
+            result = same if result == node("bool", True) else op("and", result, same)
+        return result
 
     def header_valid(self, e: ast.Expression) -> Json:
         loc = self.locate(e)
