@@ -20,6 +20,7 @@ from p4compiler.hoist import hoist_calls
 from p4compiler.lexer import tokenize
 from p4compiler.parser import parse
 from p4compiler.preprocess import preprocess
+from p4compiler.subparsers import inline_subparsers
 from p4compiler.typecheck import check
 
 VERSION = "p4aqm-compile 0.1.0 (P4_16 1.2.x, v1model, bmv2 JSON 2.23)"
@@ -89,7 +90,8 @@ def _argument_parser() -> argparse.ArgumentParser:
 def compile_program(args: argparse.Namespace) -> None:
     source = Path(args.source)
     pre = preprocess(source, [Path(d) for d in args.include], args.define, args.undef)
-    checked = check(copy_in_out(hoist_calls(parse(tokenize(pre.text, pre.lines)))))
+    program = inline_subparsers(parse(tokenize(pre.text, pre.lines)))
+    checked = check(copy_in_out(hoist_calls(program)))
     program = bmv2_json.build(checked, args.source)
     output = Path(args.output) if args.output else Path(source.with_suffix(".json").name)
     _write(output, json.dumps(program.json, indent=2).encode() + b"\n")
