@@ -20,6 +20,7 @@ from p4compiler.hoist import hoist_calls
 from p4compiler.lexer import tokenize
 from p4compiler.parser import parse
 from p4compiler.preprocess import preprocess
+from p4compiler.specialize import specialize_control_arguments
 from p4compiler.subparsers import inline_subparsers
 from p4compiler.typecheck import check
 
@@ -90,7 +91,8 @@ def _argument_parser() -> argparse.ArgumentParser:
 def compile_program(args: argparse.Namespace) -> None:
     source = Path(args.source)
     pre = preprocess(source, [Path(d) for d in args.include], args.define, args.undef)
-    program = inline_subparsers(parse(tokenize(pre.text, pre.lines)))
+    parsed = parse(tokenize(pre.text, pre.lines))
+    program = specialize_control_arguments(inline_subparsers(parsed))
     checked = check(copy_in_out(hoist_calls(program)))
     program = bmv2_json.build(checked, args.source)
     output = Path(args.output) if args.output else Path(source.with_suffix(".json").name)

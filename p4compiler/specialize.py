@@ -1,0 +1,114 @@
+"""Controls whose constructor takes a control, specialised per instance before type
+checking.
+
+`control Outer(inout h_t h)(Inner i) { apply { i.apply(h); } }` instantiated as
+`Outer(Inner(3)) o;` becomes a copy of Outer, `Outer_o`, without that constructor
+parameter and with `Inner(3) i;` among its locals; the instance is `Outer_o() o;`. The
+back end then inlines `i` as any control a control instantiates, so control-plane names
+follow the instances (o.i.t), as p4c's do. The same applies to the controls passed to
+the main package.
+"""
+
+import copy
+
+from p4compiler import ast
+from p4compiler.diagnostics import CompileError, SourcePos
+from p4compiler.hoist import fresh_names
+
+
+class Specializer:
+    def __init__(self, program: ast.Program) -> None:
+        self.program = program
+        self.controls = {
+            d.name: d for d in program.declarations if isinstance(d, ast.ControlDeclaration)
+        }
+        self.control_types = set(self.controls) | {
+            d.name for d in program.declarations if isinstance(d, ast.ControlTypeDeclaration)
+        }
+        self.names = fresh_names(program)
+
+    def control_param(self, param: ast.Parameter) -> bool:
+        ref = param.type_ref
+        return isinstance(ref, ast.NamedTypeRef) and ref.name in self.control_types
+
+    def specialize(
+        self,
+        type_name: str,
+        args: list[ast.Argument],
+        instance: str,
+        pos: SourcePos,
+        before: ast.Declaration,
+    ) -> tuple[str, list[ast.Argument]]:
+        """The control to instantiate and its remaining arguments."""
+        decl = self.controls.get(type_name)
+        if decl is None or not any(self.control_param(p) for p in decl.ctor_params):
+            return type_name, args
+        if len(args) != len(decl.ctor_params) or any(a.name for a in args):
+            raise CompileError(
+                pos, f"'{type_name}' takes {len(decl.ctor_params)} constructor arguments"
+            )
+        special = copy.deepcopy(decl)
+        special.name = self.names.fresh().replace("tmp", f"{decl.name}_{instance}")
+        kept_params, kept_args, locals_ = [], [], []
+        for param, argument in zip(decl.ctor_params, args, strict=True):
+            if not self.control_param(param):
+                kept_params.append(copy.deepcopy(param))
+                kept_args.append(argument)
+                continue
+            value = argument.value
+            if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
+                raise CompileError(
+                    argument.pos, f"'{param.name}' needs a control instance, e.g. C()"
+                )
+            inner = ast.Instantiation(
+                value.pos, param.name, ast.NamedTypeRef(value.pos, value.func.name), value.args
+            )
+            locals_.append(inner)
+        special.ctor_params = kept_params
+        special.locals = [*locals_, *special.locals]
+        index = self.program.declarations.index(before)
+        self.program.declarations.insert(index, special)
+        self.controls[special.name] = special
+        self.control_types.add(special.name)
+        self.locals_of(special)  # its new instances may take controls too
+        return special.name, kept_args
+
+    def locals_of(self, control: ast.ControlDeclaration) -> None:
+        for local in control.locals:
+            if isinstance(local, ast.Instantiation) and isinstance(
+                local.type_ref, ast.NamedTypeRef
+            ):
+                name, args = self.specialize(
+                    local.type_ref.name, local.args, local.name, local.pos, control
+                )
+                local.type_ref.name, local.args = name, args
+
+    def main_arguments(self, main: ast.Instantiation) -> None:
+        for argument in main.args:
+            value = argument.value
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+                name, args = self.specialize(
+                    value.func.name, value.args, value.func.name, value.pos, main
+                )
+                value.func.name, value.args = name, args
+
+
+def specialize_control_arguments(program: ast.Program) -> ast.Program:
+    """program with every control that takes a control specialised per instance (in
+    place; returned for chaining)."""
+    specializer = Specializer(program)
+    for decl in list(program.declarations):
+        if isinstance(decl, ast.ControlDeclaration):
+            specializer.locals_of(decl)
+        elif isinstance(decl, ast.Instantiation) and decl.name == "main":
+            specializer.main_arguments(decl)
+    # Every instance now uses a copy: the generic declarations go, their copies checked.
+    program.declarations = [
+        d
+        for d in program.declarations
+        if not (
+            isinstance(d, ast.ControlDeclaration)
+            and any(specializer.control_param(p) for p in d.ctor_params)
+        )
+    ]
+    return program
