@@ -135,6 +135,18 @@ def value_set_fields(ty: t.Type) -> list[t.Type] | None:
     return None
 
 
+def _fixed_width(ty: t.Type) -> bool:
+    """A type a header field may have besides varbit: bit<W>, int<W>, bool, a
+    serializable enum, or a struct of these (spec: type nesting rules)."""
+    if isinstance(ty, t.Bits | t.Bool):
+        return True
+    if isinstance(ty, t.Enum):
+        return ty.underlying is not None
+    if isinstance(ty, t.StructLike) and ty.kind == "struct":
+        return all(_fixed_width(ft) for _, ft in ty.fields)
+    return False
+
+
 def const_value(expr: ast.Expression) -> int | bool | None:
     """The compile-time value of `expr`, or None if it is not a constant."""
     if isinstance(expr, ast.IntLiteral):
@@ -409,11 +421,7 @@ class Checker:
             if any(n == f.name for n, _ in fields):
                 raise CompileError(f.pos, f"duplicate field '{f.name}'")
             ft = self.resolve_type(f.type_ref, scope)
-            if (
-                kind == "header"
-                and not isinstance(ft, t.Bits | t.Bool | t.Varbit)
-                and not (isinstance(ft, t.Enum) and ft.underlying)
-            ):
+            if kind == "header" and not (isinstance(ft, t.Varbit) or _fixed_width(ft)):
                 raise CompileError(f.type_ref.pos, f"a header field cannot have type {ft}")
             if isinstance(ft, t.Varbit) and any(isinstance(x, t.Varbit) for _, x in fields):
                 raise CompileError(f.type_ref.pos, "a header can have only one varbit field")

@@ -15,11 +15,13 @@ from p4compiler import types as t
 from p4compiler.backend.storage import (
     FieldRef,
     HeaderRef,
+    HeaderStructRef,
     Layout,
     Location,
     StackRef,
     StructRef,
     UnionRef,
+    nested_field,
 )
 from p4compiler.diagnostics import CompileError
 from p4compiler.typecheck import Symbol, const_value
@@ -141,6 +143,14 @@ class ExpressionEncoder:
                 raise CompileError(
                     e.pos, f"'{e.member}' of a stack is only supported in extract and reads"
                 )
+            if isinstance(base, HeaderRef | HeaderStructRef) and (
+                isinstance(e.type, t.StructLike) and e.type.kind == "struct"
+            ):
+                if isinstance(base, HeaderStructRef):
+                    return HeaderStructRef(base.instance, nested_field(base.prefix, e.member))
+                return HeaderStructRef(base.instance, e.member)
+            if isinstance(base, HeaderStructRef):
+                return FieldRef(base.instance, nested_field(base.prefix, e.member))
             if isinstance(base, HeaderRef):
                 if isinstance(e.type, t.Varbit):
                     # Its bytes are no BMv2 field value: they move with the header only.
@@ -264,7 +274,7 @@ class ExpressionEncoder:
                 return node("header", loc.instance)
             if isinstance(loc, StackRef):
                 return node("header_stack", loc.name)
-            if isinstance(loc, StructRef):
+            if isinstance(loc, StructRef | HeaderStructRef):
                 raise CompileError(e.pos, "struct values are not supported here yet")
             f = field_node(loc)
             return op("d2b", None, f) if isinstance(ty, t.Bool) else f

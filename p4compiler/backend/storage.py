@@ -68,7 +68,16 @@ class Union:
     members: list[str]  # header instance names
 
 
-Location = HeaderRef | FieldRef | StructRef | StackRef | UnionRef
+@dataclass(frozen=True)
+class HeaderStructRef:
+    """A struct-typed field of a header instance: its members are the header's fields
+    named from `prefix` (nested_field)."""
+
+    instance: str
+    prefix: str
+
+
+Location = HeaderRef | FieldRef | StructRef | StackRef | UnionRef | HeaderStructRef
 
 
 @dataclass
@@ -102,14 +111,7 @@ class Layout:
     def header_type(self, ty: t.StructLike, name: str | None = None, pad: bool = False) -> str:
         name = name or ty.name
         if name not in self.header_types:
-            fields: list[tuple[str, int | str, bool]] = [
-                (
-                    n,
-                    "*" if isinstance(ft, t.Varbit) else t.width_of(ft),
-                    isinstance(ft, t.Bits) and ft.signed,
-                )
-                for n, ft in ty.fields
-            ]
+            fields = _flat_fields(ty)
             max_length = None
             if any(isinstance(ft, t.Varbit) for _, ft in ty.fields):
                 max_length = t.width_of(ty) // 8
@@ -193,6 +195,24 @@ class Layout:
         fields = list(self.scalars)
         fields += _padding(sum(w for _, w, _ in fields))
         return HeaderType("scalars_0", fields)
+
+
+def nested_field(prefix: str, member: str) -> str:
+    """The BMv2 field of a struct-typed header field's member: header fields are flat,
+    so `p.x` is the field `p_x` (as p4c's header flattening names it)."""
+    return f"{prefix}_{member}"
+
+
+def _flat_fields(ty: t.StructLike, prefix: str = "") -> list[tuple[str, int | str, bool]]:
+    fields: list[tuple[str, int | str, bool]] = []
+    for n, ft in ty.fields:
+        name = nested_field(prefix, n) if prefix else n
+        if isinstance(ft, t.StructLike):
+            fields += _flat_fields(ft, name)
+        else:
+            width: int | str = "*" if isinstance(ft, t.Varbit) else t.width_of(ft)
+            fields.append((name, width, isinstance(ft, t.Bits) and ft.signed))
+    return fields
 
 
 def _padding(bits: int) -> list[tuple[str, int, bool]]:

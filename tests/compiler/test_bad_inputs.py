@@ -105,7 +105,8 @@ CASES = {
     "extract_size_without_varbit": parser(
         "    state start { @@p.extract(hdr.h, 8); transition accept; }"
     ),
-    "header_field_struct": top("struct s_t { bit<8> a; }\nheader h_t { @@s_t inner; }\n"),
+    # A struct of fixed-width fields may be a header field; one with a varbit may not.
+    "header_field_struct": top("struct s_t { varbit<8> a; }\nheader h_t { @@s_t inner; }\n"),
     "stack_of_bits": top("struct s_t { @@bit<8>[4] a; }\n"),
     "ternary_unsized": ingress("        m.x = @@m.f ? 1 : 2;"),
     "shift_signed_amount": ingress("        m.x = m.x << @@(int<8>)1;"),
