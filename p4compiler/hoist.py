@@ -115,6 +115,10 @@ class Hoister:
             for d in program.declarations
             if isinstance(d, ast.FunctionDeclaration) and not _is_expression_function(d)
         }
+        # Any function: a member of its value (`f(x).y`) needs the value stored first.
+        self.all_functions = {
+            d.name: d for d in program.declarations if isinstance(d, ast.FunctionDeclaration)
+        }
         self.names = fresh_names(program)
         # A copy as written, type checked only if an operand's type is needed.
         self.copies: dict[int, Any] = {}
@@ -138,11 +142,22 @@ class Hoister:
                 return True
         return False
 
+    def member_of_call(self, e: Any) -> bool:  # noqa: ANN401 - any AST node
+        """`f(...).y`: a member of a function's value, which has no storage."""
+        return (
+            isinstance(e, ast.Member)
+            and isinstance(e.expr, ast.Call)
+            and isinstance(e.expr.func, ast.Name)
+            and e.expr.func.name in self.all_functions
+        )
+
     def needs_hoisting(self, e: ast.Expression, in_condition: bool = False) -> bool:
-        """e holds a call to hoist, or (outside an if's condition, where the back end
-        branches on the table's hit and miss) a table's `apply().hit`."""
+        """e holds a call to hoist, a member of a function's value, or (outside an if's
+        condition, where the back end branches on the table's hit and miss) a table's
+        `apply().hit`."""
         return any(
             (isinstance(n, ast.Call) and self.hoisted_function(n))
+            or self.member_of_call(n)
             or (not in_condition and _table_hit(n))
             for n in _nodes(e)
         )
@@ -209,6 +224,16 @@ class Hoister:
             e.left, e.right = self.operands([e.left, e.right], pre, conditional)
         elif isinstance(e, ast.Unary):
             e.operand = self.expr(e.operand, pre, conditional)
+        elif self.member_of_call(e):
+            assert isinstance(e, ast.Member) and isinstance(e.expr, ast.Call)
+            call = e.expr
+            f = self.all_functions[call.func.name]  # type: ignore[union-attr]
+            self.arguments(call, pre, conditional)
+            if conditional and self.changes_state(call):
+                raise CompileError(call.pos, "this call is made only sometimes; use an if")
+            if f.prototype.return_type is None:
+                raise CompileError(call.pos, f"'{f.name}' has no value")
+            e.expr = self.temporary(call.pos, f.prototype.return_type, call, pre)
         elif isinstance(e, ast.Cast | ast.Member):
             e.expr = self.expr(e.expr, pre, conditional)
         elif isinstance(e, ast.Index):

@@ -407,7 +407,9 @@ class Bmv2Builder(ParserLowering):
         sym = rhs.ref if isinstance(rhs, ast.Call) else None
         if isinstance(rhs, ast.Call) and isinstance(sym, Symbol) and sym.kind == "function":
             body = sym.decl.body.stmts
-            if not (len(body) == 1 and isinstance(body[0], ast.ReturnStatement)):
+            # A struct or tuple value is assigned member by member from the return.
+            whole = isinstance(rhs.type, t.StructLike | t.Tuple)
+            if whole or not (len(body) == 1 and isinstance(body[0], ast.ReturnStatement)):
                 params = sym.decl.prototype.params
                 bindings = {id(p): a.value for p, a in zip(params, rhs.args, strict=True)}
                 return self.inline(body, enc.with_bindings(bindings), base, lhs)

@@ -275,7 +275,17 @@ def _is_lookahead(e: ast.Expression) -> bool:
 
 
 def _lookahead(e: ast.Expression) -> Json | None:
-    """`pk.lookahead<bit<W>>()` as BMv2's lookahead source: [bit offset, width]."""
+    """`pk.lookahead<bit<W>>()`, or a field of `pk.lookahead<H>()` for a header H, as
+    BMv2's lookahead source: [bit offset, width]."""
+    if isinstance(e, ast.Member) and _is_lookahead(e.expr):
+        header = e.expr.type
+        assert isinstance(header, t.StructLike)
+        offset = 0
+        for name, ft in header.fields:
+            if name == e.member:
+                return node("lookahead", [offset, t.width_of(ft)])
+            offset += t.width_of(ft)
+        raise CompileError(e.pos, f"{header} has no field '{e.member}'")
     if not _is_lookahead(e):
         return None
     if not isinstance(e.type, t.Bits):
