@@ -213,7 +213,10 @@ def build_report(folders: list[Path], out: Path, findings_file: Path | None = No
         sources=dict(zip(labels, folders, strict=True)),
         summary=Table(summary, summary_headers, "summary.csv"),
         problems=problems,
-        response_times=figures.response_times(datas, labeller, out),
+        response_times=[
+            *figures.response_times(datas, labeller, out),
+            *filter(None, [figures.response_time_by_rtt(datas, labeller, out)]),
+        ],
         comparisons=comparisons,
         repetitions=repetitions_view,
         queues=[f for f in queue_figures if f is not None],

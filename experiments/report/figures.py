@@ -174,6 +174,77 @@ def response_times(datas: list[PointData], labeller: Labeller, out: Path) -> lis
     return files
 
 
+LARGE_REPLY_BYTES = 10_000  # "transfers over 10 KB" (Scharf), 1 KB = 1000 bytes
+
+
+def response_time_by_rtt(
+    datas: list[PointData], labeller: Labeller, out: Path
+) -> FigureFile | None:
+    """The median response time against the client-server pair's base RTT, for all
+    replies (circles) and replies over 10 KB (triangles), a curve per configuration with
+    its repetitions pooled, a panel per web load; None with fewer than two RTTs."""
+    pooled: dict[tuple[Load, SweepKey], list[pd.DataFrame]] = {}
+    for data in datas:
+        ok = data.web.loc[data.web["outcome"] == "ok"]
+        ok = ok[ok["base_rtt_ms"].notna()] if "base_rtt_ms" in ok else ok.iloc[0:0]
+        if len(ok):
+            key = (data.point.load_percent, configuration_key(data.point))
+            pooled.setdefault(key, []).append(ok)
+    rows = []
+    for (load, key), parts in pooled.items():
+        web = pd.concat(parts)
+        for replies, subset in (
+            ("all", web),
+            (f"> {LARGE_REPLY_BYTES // 1000} KB", web[web["reply_bytes"] > LARGE_REPLY_BYTES]),
+        ):
+            for rtt, group in subset.groupby("base_rtt_ms"):
+                rows.append(
+                    {
+                        "results": key[0],
+                        "configuration": labeller.label(key),
+                        "load_percent": load,
+                        "replies": replies,
+                        "base_rtt_ms": rtt,
+                        "requests": len(group),
+                        "median_response_time_ms": float(group["response_time_ms"].median()),
+                        "key": key,
+                    }
+                )
+    table = pd.DataFrame(rows)
+    if table.empty or table["base_rtt_ms"].nunique() < 2:
+        return None
+    loads = _loads(list({load for load, _ in pooled}))
+    figure, axes = _panels(len(loads))
+    styles = _Styles(labeller)
+    for ax, load in zip(axes, loads, strict=True):
+        here = table[table["load_percent"].map(lambda x, load=load: x == load)]
+        for (key, replies), curve in here.groupby(["key", "replies"], sort=False):
+            marker = "o" if replies == "all" else "^"
+            ax.plot(
+                curve["base_rtt_ms"],
+                curve["median_response_time_ms"],
+                marker=marker,
+                label=f"{labeller.label(key)}, {replies}",
+                **styles(key),
+            )
+        ax.set_title(panel_title(load))
+        ax.set_xlabel("base RTT of the client-server pair (ms)")
+        ax.set_ylabel("median response time (ms)")
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+        _legend(ax, loc="upper left")
+    caption = (
+        "Web requests started inside the measurement window that completed (ok), grouped by"
+        " the base round-trip time of their client and server (link delays, no queueing):"
+        " the median response time of all replies (circles) and of replies over 10 KB"
+        " (triangles); repetitions pooled, a panel per web load."
+    )
+    data = table.drop(columns="key")
+    return _save(
+        figure, data, out, "response-time-by-rtt", "Response time by round-trip time", caption
+    )
+
+
 def queue_histogram(datas: list[PointData], labeller: Labeller, out: Path) -> FigureFile | None:
     """The share of monitor samples at each queue length, a curve per configuration and
     queue with its repetitions pooled, a panel per web load."""

@@ -111,18 +111,6 @@ def selects(data: PointData, selector: dict[str, Any]) -> bool:
     return True
 
 
-def base_rtt_ms(data: PointData) -> pd.Series:
-    """Each web request's client-server round-trip time without queueing: twice the two
-    hosts' access delays and the bottleneck's, from the point's manifest."""
-    hosts = data.point.manifest.get("hosts", {})
-    bottleneck_us = data.point.manifest.get("topology", {}).get("bottleneck_delay_us") or 0
-    one_way_us = {name: host.get("one_way_delay_us", 0) for name, host in hosts.items()}
-    web = data.web
-    client = web["client_host"].map(one_way_us)
-    server = web["server_host"].map(one_way_us)
-    return 2 * (client + server + bottleneck_us) / 1e3
-
-
 def requests_of(data: PointData, subset: Requests | None) -> pd.DataFrame:
     """The completed web requests of a point inside subset."""
     web = data.web
@@ -132,7 +120,7 @@ def requests_of(data: PointData, subset: Requests | None) -> pd.DataFrame:
         if subset.reply_bytes_up_to is not None:
             keep &= web["reply_bytes"] <= subset.reply_bytes_up_to
         if subset.rtt_ms is not None:
-            rtt = base_rtt_ms(data)
+            rtt = web["base_rtt_ms"]
             keep &= (rtt >= subset.rtt_ms[0] - 1e-6) & (rtt <= subset.rtt_ms[1] + 1e-6)
     return web[keep]
 

@@ -194,10 +194,25 @@ def _web(point: Point) -> pd.DataFrame:
             _require(frame, WEB_COLUMNS)
             frame = _inside(frame, "start_ns", point.window)
             frame["response_time_ms"] = frame["response_time_us"] / 1e3
+            frame["base_rtt_ms"] = _base_rtt_ms(point, frame)
         frames.append(frame)
     if not frames:
-        return pd.DataFrame(columns=[*WEB_COLUMNS, "t_s", "response_time_ms"])
+        return pd.DataFrame(columns=[*WEB_COLUMNS, "t_s", "response_time_ms", "base_rtt_ms"])
     return pd.concat(frames, ignore_index=True)
+
+
+def _base_rtt_ms(point: Point, web: pd.DataFrame) -> pd.Series:
+    """Each request's client-server round-trip time without queueing: twice the two
+    hosts' access delays and the bottleneck's (manifest hosts and topology); NaN where
+    the manifest or the records do not name them."""
+    hosts = point.manifest.get("hosts") or {}
+    if not hosts or "client_host" not in web or "server_host" not in web:
+        return pd.Series(np.nan, index=web.index)
+    bottleneck_us = (point.manifest.get("topology") or {}).get("bottleneck_delay_us") or 0
+    one_way_us = {name: host.get("one_way_delay_us", 0) for name, host in hosts.items()}
+    client = web["client_host"].map(one_way_us)
+    server = web["server_host"].map(one_way_us)
+    return 2 * (client + server + bottleneck_us) / 1e3
 
 
 def _throughput(point: Point) -> pd.DataFrame:

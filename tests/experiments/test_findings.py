@@ -45,8 +45,6 @@ def point_data(
         "point": {"name": name},
         "sweep": {},
         "experiment": experiment,
-        "topology": {"bottleneck_delay_us": 0},
-        "hosts": {h: {"one_way_delay_us": d} for h, d in HOSTS.items()},
         "window": {"start_ns": 0, "end_ns": 10**10},
     }
     if web is None:
@@ -141,6 +139,8 @@ def web(rng: np.random.Generator, client: str, median_ms: float, sigma: float) -
             "reply_bytes": rng.choice([5_000, 50_000], n),
             "client_host": client,
             "server_host": "s1",
+            # As the report's loader gives it: twice the two access delays.
+            "base_rtt_ms": 2 * (HOSTS[client] + HOSTS["s1"]) / 1e3,
         }
     )
 

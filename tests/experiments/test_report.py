@@ -472,3 +472,37 @@ def test_findings_with_an_unknown_metric_are_one_error_line(
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
     assert "claims.yaml: findings: findings[0].checks[0].metric: unknown metric 'speed'" in err
+
+
+def test_response_time_by_rtt_gives_each_pair_s_median(tmp_path: Path) -> None:
+    """Two RTT groups with known response times: the figure's data are their medians,
+    for all replies and for replies over 10 KB; one group alone draws nothing."""
+    from experiments.report import figures
+    from experiments.report.grouping import Labeller
+    from experiments.report.load import Point, PointData
+
+    web = pd.DataFrame(
+        {
+            "outcome": ["ok"] * 6 + ["timeout"],
+            "response_time_ms": [10.0, 20.0, 30.0, 100.0, 300.0, 500.0, 9999.0],
+            "reply_bytes": [500, 20_000, 30_000, 500, 500, 50_000, 50_000],
+            "base_rtt_ms": [4.0, 4.0, 4.0, 200.0, 200.0, 200.0, 200.0],
+        }
+    )
+    manifest = {"point": {"name": "p"}, "sweep": {}, "experiment": {}, "status": "ok"}
+    point = Point("r", tmp_path, manifest)
+    data = PointData(point, web, pd.DataFrame(), [], [], pd.DataFrame())
+    drawn = figures.response_time_by_rtt([data], Labeller([point]), tmp_path)
+    assert drawn is not None and drawn.stem == "response-time-by-rtt"
+    table = pd.read_csv(tmp_path / "figures" / "response-time-by-rtt.csv")
+    medians = {(r.replies, r.base_rtt_ms): r.median_response_time_ms for r in table.itertuples()}
+    assert medians == {
+        ("all", 4.0): 20.0,
+        ("all", 200.0): 300.0,
+        ("> 10 KB", 4.0): 25.0,
+        ("> 10 KB", 200.0): 500.0,
+    }
+    one_group = PointData(
+        point, web[web["base_rtt_ms"] == 4.0], pd.DataFrame(), [], [], pd.DataFrame()
+    )
+    assert figures.response_time_by_rtt([one_group], Labeller([point]), tmp_path) is None
