@@ -200,13 +200,16 @@ class CopyInOut:
         pairs = self.pairs(call, params)
         if pairs is None or not self.aliased(pairs):
             return [s]
+        decl = self.top.get(call.func.name) if isinstance(call.func, ast.Name) else None
+        returns = decl.prototype.return_type if isinstance(decl, ast.FunctionDeclaration) else None
+        if isinstance(s, ast.Assignment) and returns is None:
+            return [s]  # an action's or a void function's value: the type checker says so
         before, after = self.rewrite(call, pairs)
         if isinstance(s, ast.Assignment):
             # The value is assigned after the copies out (spec), through a temporary.
-            decl = self.top.get(call.func.name) if isinstance(call.func, ast.Name) else None
-            assert isinstance(decl, ast.FunctionDeclaration) and decl.prototype.return_type
+            assert returns is not None
             value = self.names.fresh()
-            before.append(ast.VariableDeclaration(s.pos, value, decl.prototype.return_type, call))
+            before.append(ast.VariableDeclaration(s.pos, value, returns, call))
             assign = ast.Assignment(s.pos, s.lhs, ast.Name(s.pos, value), s.op)
             return [*before, *after, assign]
         return [*before, s, *after]

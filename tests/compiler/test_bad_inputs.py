@@ -254,6 +254,23 @@ CASES = {
     "inout_function_called_conditionally": ingress(
         "        if (m.x > 1 && @@g(m.x)) { m.x = 2; }"
     ).replace(INGRESS, "bool g(inout bit<8> v) { v = v + 1; return v == 3; }\n" + INGRESS),
+    # A sub-parser's out argument would have to be reset at the call: refused.
+    "subparser_out_parameter": parser(
+        "    state start { sub.apply(p, @@hdr.h); transition accept; }",
+        "    S() sub;\n",
+    ).replace(
+        "parser P(",
+        "parser S(packet_in q, out h_t h) { state start { transition accept; } }\nparser P(",
+        1,
+    ),
+    # A control-typed constructor parameter needs an instance, not a value.
+    "control_argument_not_an_instance": ingress(
+        "        o.apply(hdr.h);", "    O(@@5) o;\n"
+    ).replace(
+        INGRESS,
+        "control K(inout h_t h);\ncontrol O(inout h_t h)(K k) { apply { k.apply(h); } }\n"
+        + INGRESS,
+    ),
     "function_wrong_return": top("bit<8> f(in bit<8> x) { return @@true; }\n"),
     "call_non_function": ingress("        m.x = @@m.x(1);"),
     "package_wrong_block": HEADER
