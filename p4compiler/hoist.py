@@ -120,9 +120,10 @@ class Hoister:
             d.name: d for d in program.declarations if isinstance(d, ast.FunctionDeclaration)
         }
         self.names = fresh_names(program)
-        # A copy as written, type checked only if an operand's type is needed.
+        # A copy as written, type checked only if an operand's type is needed (the copy
+        # itself is cheap: the tree is small beside what the back end does).
         self.copies: dict[int, Any] = {}
-        self.pristine = copy.deepcopy(program, self.copies) if self.functions else program
+        self.pristine = copy.deepcopy(program, self.copies)
         self.checked: ast.Program | None = None
 
     # ---- which calls ---------------------------------------------------------------
