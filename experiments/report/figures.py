@@ -160,7 +160,8 @@ def response_times(datas: list[PointData], labeller: Labeller, out: Path) -> lis
             ax.set_xlabel("response time (ms)")
             ax.set_ylabel(ylabel)
             ax.grid(True, which="both", alpha=0.3)
-            _legend(ax)
+            # Where the curves are not: a CDF starts low on the left, a tail ends low.
+            _legend(ax, loc="upper left" if y == "cumulative_percent" else "lower left")
         if y == "percent_at_least":
             axes[0].set_yscale("log")
         else:
