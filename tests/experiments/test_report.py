@@ -506,3 +506,34 @@ def test_response_time_by_rtt_gives_each_pair_s_median(tmp_path: Path) -> None:
         point, web[web["base_rtt_ms"] == 4.0], pd.DataFrame(), [], [], pd.DataFrame()
     )
     assert figures.response_time_by_rtt([one_group], Labeller([point]), tmp_path) is None
+
+
+def test_findings_come_from_the_points_manifests_by_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A point's manifest holds the experiment as it ran, findings included: the report
+    checks those claims without --findings, and has no findings section without them."""
+    results = make_results(tmp_path / "synthetic", points=3)
+    assert main([str(results), "-o", str(tmp_path / "none")]) == 0
+    assert not (tmp_path / "none" / "findings.csv").exists()
+    assert 'id="findings"' not in (tmp_path / "none" / "index.html").read_text()
+    claim = {
+        "claim": "More load, more utilisation",
+        "checks": [
+            {
+                "metric": "utilisation_server_to_client",
+                "a": {"traffic.web.load_percent": 80},
+                "b": {"traffic.web.load_percent": 50},
+                "expect": "higher",
+            }
+        ],
+    }
+    for point in ok_points(results):
+        path = point / "manifest.json"
+        manifest = json.loads(path.read_text())
+        manifest["experiment"]["findings"] = [claim]
+        path.write_text(json.dumps(manifest))
+    capsys.readouterr()
+    assert main([str(results), "-o", str(tmp_path / "out")]) == 0
+    assert "REPRODUCED: More load, more utilisation" in capsys.readouterr().out
+    assert (tmp_path / "out" / "findings.csv").exists()
