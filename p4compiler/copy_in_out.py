@@ -21,7 +21,7 @@ import copy
 from typing import Any
 
 from p4compiler import ast
-from p4compiler.hoist import fresh_names
+from p4compiler.rewrite import StatementRewriter, fresh_names
 
 Path = tuple[str, ...]
 ANY_INDEX = "[*]"
@@ -86,7 +86,7 @@ def _index_reads(e: ast.Expression) -> list[Path]:
     return reads
 
 
-class CopyInOut:
+class CopyInOut(StatementRewriter):
     def __init__(self, program: ast.Program) -> None:
         self.top = {
             d.name: d
@@ -214,25 +214,14 @@ class CopyInOut:
             return [*before, *after, assign]
         return [*before, s, *after]
 
-    def branch(self, s: ast.Statement) -> ast.Statement:
-        result = self.stmt(s)
-        return result[0] if len(result) == 1 else ast.BlockStatement(s.pos, result)
+    def enter_control(self, control: ast.ControlDeclaration) -> None:
+        self.local = {a.name: a for a in control.locals if isinstance(a, ast.ActionDeclaration)}
 
-    def stmts(self, stmts: list[ast.Statement]) -> list[ast.Statement]:
-        return [out for s in stmts for out in self.stmt(s)]
+    def leave_control(self, control: ast.ControlDeclaration) -> None:
+        self.local = {}
 
-    def program(self, program: ast.Program) -> None:
-        for decl in program.declarations:
-            if isinstance(decl, ast.FunctionDeclaration | ast.ActionDeclaration):
-                decl.body.stmts = self.stmts(decl.body.stmts)
-            elif isinstance(decl, ast.ControlDeclaration):
-                self.local = {
-                    a.name: a for a in decl.locals if isinstance(a, ast.ActionDeclaration)
-                }
-                for local in self.local.values():
-                    local.body.stmts = self.stmts(local.body.stmts)
-                decl.body.stmts = self.stmts(decl.body.stmts)
-                self.local = {}
+    def parser_state(self, state: ast.ParserState) -> None:
+        """Parsers call no actions, and the back end inlines no function there."""
 
 
 def copy_in_out(program: ast.Program) -> ast.Program:

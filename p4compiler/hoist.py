@@ -25,25 +25,13 @@ type check of an untouched copy of the program.
 """
 
 import copy
-import dataclasses
-from collections.abc import Iterator
 from typing import Any
 
 from p4compiler import ast
 from p4compiler import types as t
 from p4compiler.diagnostics import CompileError, SourcePos
+from p4compiler.rewrite import StatementRewriter, fresh_names, nodes
 from p4compiler.typecheck import check
-
-
-def _nodes(node: Any) -> Iterator[Any]:  # noqa: ANN401 - any AST node or list of them
-    if isinstance(node, list | tuple):
-        for item in node:
-            yield from _nodes(item)
-    elif dataclasses.is_dataclass(node):
-        yield node
-        for f in dataclasses.fields(node):
-            if f.compare:  # `type`, `ref` and `resolved` are the checker's, not the tree's
-                yield from _nodes(getattr(node, f.name))
 
 
 def _is_expression_function(decl: ast.FunctionDeclaration) -> bool:
@@ -87,28 +75,7 @@ def _is_constant(e: ast.Expression) -> bool:
     return isinstance(e, ast.IntLiteral | ast.BoolLiteral | ast.StringLiteral)
 
 
-class NameSource:
-    """Names for compiler temporaries, tmp_0, tmp_1, ..., none the program already uses."""
-
-    def __init__(self, taken: set[str]) -> None:
-        self.taken = taken
-        self.count = 0
-
-    def fresh(self) -> str:
-        while f"tmp_{self.count}" in self.taken:
-            self.count += 1
-        name = f"tmp_{self.count}"
-        self.taken.add(name)
-        return name
-
-
-def fresh_names(program: ast.Program) -> NameSource:
-    return NameSource(
-        {n.name for n in _nodes(program) if isinstance(n, ast.Name | ast.Declaration)}
-    )
-
-
-class Hoister:
+class Hoister(StatementRewriter):
     def __init__(self, program: ast.Program) -> None:
         self.functions = {
             d.name: d
@@ -135,7 +102,7 @@ class Hoister:
 
     def changes_state(self, e: ast.Expression) -> bool:
         """e holds a hoisted call with an out or inout parameter, or applies a table."""
-        for n in _nodes(e):
+        for n in nodes(e):
             if _table_hit(n):
                 return True
             f = self.hoisted_function(n) if isinstance(n, ast.Call) else None
@@ -160,7 +127,7 @@ class Hoister:
             (isinstance(n, ast.Call) and self.hoisted_function(n))
             or self.member_of_call(n)
             or (not in_condition and _table_hit(n))
-            for n in _nodes(e)
+            for n in nodes(e)
         )
 
     # ---- temporaries ---------------------------------------------------------------
@@ -366,29 +333,12 @@ class Hoister:
             s.value = self.expr(s.value, pre)
         return [*pre, s]
 
-    def branch(self, s: ast.Statement) -> ast.Statement:
-        result = self.stmt(s)
-        return result[0] if len(result) == 1 else ast.BlockStatement(s.pos, result)
-
-    def stmts(self, stmts: list[ast.Statement]) -> list[ast.Statement]:
-        return [out for s in stmts for out in self.stmt(s)]
-
-    def program(self, program: ast.Program) -> None:
-        for decl in program.declarations:
-            if isinstance(decl, ast.FunctionDeclaration | ast.ActionDeclaration):
-                decl.body.stmts = self.stmts(decl.body.stmts)
-            elif isinstance(decl, ast.ControlDeclaration):
-                for local in decl.locals:
-                    if isinstance(local, ast.ActionDeclaration):
-                        local.body.stmts = self.stmts(local.body.stmts)
-                decl.body.stmts = self.stmts(decl.body.stmts)
-            elif isinstance(decl, ast.ParserDeclaration):
-                for state in decl.states:
-                    state.stmts = self.stmts(state.stmts)
-                    if state.transition is not None and self.needs_hoisting(state.transition):
-                        pre: list[ast.Statement] = []
-                        state.transition = self.expr(state.transition, pre)
-                        state.stmts += pre
+    def parser_state(self, state: ast.ParserState) -> None:
+        state.stmts = self.stmts(state.stmts)
+        if state.transition is not None and self.needs_hoisting(state.transition):
+            pre: list[ast.Statement] = []
+            state.transition = self.expr(state.transition, pre)
+            state.stmts += pre
 
 
 def hoist_calls(program: ast.Program) -> ast.Program:

@@ -13,7 +13,7 @@ import copy
 
 from p4compiler import ast
 from p4compiler.diagnostics import CompileError, SourcePos
-from p4compiler.hoist import fresh_names
+from p4compiler.rewrite import fresh_names
 
 
 class Specializer:

@@ -24,7 +24,7 @@ from typing import Any
 
 from p4compiler import ast
 from p4compiler.diagnostics import CompileError
-from p4compiler.hoist import fresh_names
+from p4compiler.rewrite import fresh_names
 
 
 def _substitute(node: Any, names: dict[str, ast.Expression]) -> Any:  # noqa: ANN401
