@@ -174,3 +174,52 @@ def test_assign_union_of_unknown_union_is_rejected() -> None:
     prog = program([{"op": "assign_union", "parameters": [union("v"), union("nope")]}])
     with pytest.raises(ValueError, match="unknown header union 'nope'"):
         Dataplane().load_pipeline(json.dumps(prog).encode())
+
+
+def choose(cond: dict) -> dict:
+    """tag.kind = cond ? 0xEE : 0xDD, with cond a p4c-style comparison expression."""
+    hexstr = {"ee": {"type": "hexstr", "value": "0xee"}, "dd": {"type": "hexstr", "value": "0xdd"}}
+    value = {"op": "?", "left": hexstr["ee"], "right": hexstr["dd"], "cond": cond}
+    return {
+        "op": "assign",
+        "parameters": [field("tag", "kind"), {"type": "expression", "value": value}],
+    }
+
+
+def compare(op: str, left: dict, right: dict) -> dict:
+    return {"type": "expression", "value": {"op": op, "left": left, "right": right}}
+
+
+COPY_U_TO_V = {"op": "assign_union", "parameters": [union("v"), union("u")]}
+SET_V_A = {"op": "assign", "parameters": [field("v.a", "x"), {"type": "hexstr", "value": "0x11"}]}
+
+
+@pytest.mark.parametrize(
+    ("primitives", "packet", "expected"),
+    [
+        # p4c's `u == v` on unions (EQ_UNION): neither has a valid member: equal.
+        ([choose(compare("==", union("u"), union("v")))], "04 FF", "EE FF"),
+        # u.a valid, v invalid: not equal.
+        ([choose(compare("==", union("u"), union("v")))], "01 10 FF", "DD 10 FF"),
+        # v copied from u: the same member valid with the same fields: equal.
+        ([COPY_U_TO_V, choose(compare("==", union("u"), union("v")))], "01 10 FF", "EE 10 10 FF"),
+        # Headers (EQ_HEADER): a field differs, so != holds.
+        (
+            [COPY_U_TO_V, SET_V_A, choose(compare("!=", header("u.a"), header("v.a")))],
+            "01 10 FF",
+            "EE 10 11 FF",
+        ),
+        (
+            [COPY_U_TO_V, choose(compare("==", header("u.a"), header("v.a")))],
+            "01 10 FF",
+            "EE 10 10 FF",
+        ),
+        # Both invalid headers are equal.
+        ([choose(compare("==", header("u.b"), header("v.b")))], "01 10 FF", "EE 10 FF"),
+    ],
+)
+def test_p4c_compares_headers_and_unions_whole(
+    primitives: list[dict], packet: str, expected: str
+) -> None:
+    out = run(program(primitives), bytes.fromhex(packet))
+    assert out == bytes.fromhex(expected)

@@ -14,6 +14,26 @@ pub fn field_value(prog: &Program, phv: &Phv, field: usize) -> i128 {
     }
 }
 
+/// Headers compared as BMv2 does: both invalid, or both valid with every field (and a
+/// varbit field's bytes) equal.
+fn headers_equal(prog: &Program, phv: &Phv, a: usize, b: usize) -> bool {
+    let (ha, hb) = (&prog.headers[a], &prog.headers[b]);
+    match (phv.valid[a], phv.valid[b]) {
+        (false, false) => true,
+        (true, true) => {
+            ha.num_fields == hb.num_fields
+                && (0..ha.num_fields)
+                    .all(|i| phv.get(ha.first_field + i) == phv.get(hb.first_field + i))
+                && match (ha.varbit, hb.varbit) {
+                    (Some(x), Some(y)) => phv.var[x.slot] == phv.var[y.slot],
+                    (None, None) => true,
+                    _ => false,
+                }
+        }
+        _ => false,
+    }
+}
+
 fn sign_extend(v: u128, width: u32) -> i128 {
     if width >= 128 {
         return v as i128;
@@ -35,6 +55,17 @@ pub fn eval(prog: &Program, phv: &Phv, params: &[u128], e: &Expr) -> i128 {
         // unsigned wrap-around would.
         Expr::LastStackIndex(st) => phv.next[*st] as i128 - 1,
         Expr::ValidUnion(u) => i128::from(phv.union_valid(prog, *u)),
+        Expr::HeaderEq(a, b) => i128::from(headers_equal(prog, phv, *a, *b)),
+        Expr::UnionEq(a, b) => {
+            let (ua, ub) = (&prog.unions[*a].headers, &prog.unions[*b].headers);
+            let valid_a = ua.iter().position(|&h| phv.valid[h]);
+            let valid_b = ub.iter().position(|&h| phv.valid[h]);
+            i128::from(match (valid_a, valid_b) {
+                (None, None) => true,
+                (Some(i), Some(j)) if i == j => headers_equal(prog, phv, ua[i], ub[j]),
+                _ => false,
+            })
+        }
         Expr::StackField(st, off) => match phv.next[*st].checked_sub(1) {
             Some(last) => {
                 let h = &prog.headers[prog.stacks[*st].headers[last]];

@@ -742,6 +742,27 @@ impl Loader {
                 operand("right")?,
             ));
         }
+        if matches!(op, "==" | "!=") {
+            // p4c compares headers and unions whole, with header-typed operands.
+            let equal = match (type_of(&v["left"]), type_of(&v["right"])) {
+                ("header", "header") => Some(Expr::HeaderEq(
+                    self.typed_header(&v["left"], what)?,
+                    self.typed_header(&v["right"], what)?,
+                )),
+                ("header_union", "header_union") => Some(Expr::UnionEq(
+                    self.typed_union(&v["left"], what)?,
+                    self.typed_union(&v["right"], what)?,
+                )),
+                _ => None,
+            };
+            if let Some(equal) = equal {
+                return Ok(if op == "==" {
+                    equal
+                } else {
+                    Expr::Unary(UnOp::Not, Box::new(equal))
+                });
+            }
+        }
         if let Some(b) = bin {
             return Ok(Expr::Binary(b, operand("left")?, operand("right")?));
         }

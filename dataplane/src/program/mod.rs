@@ -81,6 +81,12 @@ pub enum Expr {
     LastStackIndex(usize),
     /// A header union's isValid(): true iff one member is valid.
     ValidUnion(usize),
+    /// `==` of two headers (BMv2's EQ_HEADER): both invalid, or both valid with
+    /// equal fields.
+    HeaderEq(usize, usize),
+    /// `==` of two header unions (EQ_UNION): no member valid in either, or the same
+    /// member valid in both and equal.
+    UnionEq(usize, usize),
     /// An action parameter (`runtime_data` / `local`).
     Param(usize),
     Unary(UnOp, Box<Expr>),
