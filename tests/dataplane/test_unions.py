@@ -182,7 +182,11 @@ def choose(cond: dict) -> dict:
     value = {"op": "?", "left": hexstr["ee"], "right": hexstr["dd"], "cond": cond}
     return {
         "op": "assign",
-        "parameters": [field("tag", "kind"), {"type": "expression", "value": value}],
+        # A primitive's expression parameter wraps a typed expression (as p4c writes it).
+        "parameters": [
+            field("tag", "kind"),
+            {"type": "expression", "value": {"type": "expression", "value": value}},
+        ],
     }
 
 
