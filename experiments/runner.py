@@ -5,10 +5,16 @@ manifest is written, so a folder under points/ is always whole. A rerun skips th
 whose manifest says "ok", retries failed ones, and throws away what an interrupted run
 left in .inflight/: an interruption loses at most the point in flight. A point that
 fails is recorded with its error (its manifest, status "failed") and the sweep goes on.
+
+`--point K` runs the sweep's K-th point only (as a Slurm array task does);
+`--backend slurm` submits the points not yet complete as one job array
+(experiments/slurm.py) instead of running them here. `p4aqm status RESULTS/` shows
+where each point is.
 """
 
 import argparse
 import json
+import os
 import shutil
 import signal
 import sys
@@ -21,7 +27,9 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 
 from experiments.manifest import point_manifest
 from experiments.point import PointRun
+from experiments.slurm import SlurmError, SlurmOptions, submit
 from experiments.spec import ExperimentError, Point, load_experiment
+from experiments.status import write_points
 
 # Bring-up, teardown and collection of a point, for --dry-run's estimate (measured: see
 # the note of issue #14; a point of the smoke experiment took about this much over its
@@ -75,7 +83,24 @@ def main(argv: list[str]) -> int:
     parser.add_argument("-o", "--output", type=Path, required=True, help="results folder")
     parser.add_argument("--dry-run", action="store_true", help="print the points and the time")
     parser.add_argument("--profile", help="apply one of the file's profiles (e.g. quick, full)")
+    parser.add_argument("--point", type=int, metavar="K", help="run the K-th point only")
+    parser.add_argument("--backend", choices=("local", "slurm"), default="local")
+    slurm = parser.add_argument_group("slurm backend")
+    slurm.add_argument("--partition", help="the Slurm partition")
+    slurm.add_argument("--time", help="each task's limit (default: the point's x1.5 + 10 min)")
+    slurm.add_argument(
+        "--cpus-per-task",
+        type=int,
+        help="CPUs per task instead of a whole node (default: --exclusive)",
+    )
+    slurm.add_argument(
+        "--sbatch-option", action="append", default=[], help="another sbatch option, as given"
+    )
     args = parser.parse_args(argv)
+    if args.cpus_per_task is not None and args.cpus_per_task < 1:
+        parser.error("--cpus-per-task must be at least 1")
+    if args.point is not None and args.backend == "slurm":
+        parser.error("--point runs one point here; --backend slurm submits them all")
     console = Console()
     try:
         experiment, points = load_experiment(args.experiment, args.profile)
@@ -92,6 +117,15 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.point is not None:
+        if not 1 <= args.point <= len(points):
+            print(
+                f"p4aqm run: error: --point {args.point}: {args.experiment} has"
+                f" {len(points)} points (1..{len(points)})",
+                file=sys.stderr,
+            )
+            return 2
+        points = [points[args.point - 1]]
     todo = [p for p in points if not is_complete(results / "points" / p.name)]
     per_point_s = experiment.warmup_s + experiment.duration_s + OVERHEAD_S
     if args.dry_run:
@@ -106,10 +140,15 @@ def main(argv: list[str]) -> int:
         return 0
     results.mkdir(parents=True, exist_ok=True)
     if not stored.exists():
-        temp = results / ".experiment.yaml.tmp"
+        temp = results / f".experiment.yaml.{os.getpid()}.tmp"  # tasks may race here
         temp.write_text(text)
         temp.replace(stored)
-    shutil.rmtree(results / ".inflight", ignore_errors=True)
+    if args.point is None:
+        write_points(results, [(p.index, p.name) for p in points])
+    if args.backend == "slurm":
+        return _submit(args, experiment.name, points, per_point_s, console)
+    if args.point is None:  # a single point's task leaves the others' work alone
+        shutil.rmtree(results / ".inflight", ignore_errors=True)
     skipped = len(points) - len(todo)
     if skipped:
         console.print(f"{skipped} of {len(points)} points already complete: skipped")
@@ -148,7 +187,40 @@ def main(argv: list[str]) -> int:
             f" point in flight is lost. Run the same command again to continue."
         )
         return 130
-    (results / ".inflight").mkdir(exist_ok=True)
-    (results / ".inflight").rmdir()  # every point has left it
+    if args.point is None:
+        (results / ".inflight").mkdir(exist_ok=True)
+        (results / ".inflight").rmdir()  # every point has left it
     console.print(f"{len(todo) - failed} points ok, {failed} failed; results in {results}")
     return 1 if failed else 0
+
+
+def _submit(
+    args: argparse.Namespace,
+    name: str,
+    points: list[Point],
+    per_point_s: float,
+    console: Console,
+) -> int:
+    options = SlurmOptions(args.partition, args.time, args.cpus_per_task, tuple(args.sbatch_option))
+    try:
+        job_id, submitted = submit(
+            name,
+            args.experiment,
+            args.output,
+            args.profile,
+            [(p.index, p.name) for p in points],
+            options,
+            per_point_s,
+        )
+    except SlurmError as exc:
+        print(f"p4aqm run: error: {exc}", file=sys.stderr)
+        return 2
+    if not submitted:
+        console.print("every point is done, queued or running: nothing to submit")
+        return 0
+    console.print(
+        f"submitted job array {job_id}: {len(submitted)} of {len(points)} points"
+        f" (tasks {', '.join(str(i) for i, _ in submitted)}); follow it with"
+        f" `p4aqm status {args.output}`"
+    )
+    return 0
