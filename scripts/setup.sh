@@ -17,8 +17,10 @@ die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 # netsniff-ng: trafgen, the packet generator of `make bench`; iputils-ping: host tests;
 # mininet: mnexec and its tools for topologies/ (the venv gets the library from PyPI);
 # iperf3: bulk TCP flows and the dumbbell's throughput tests; irtt: RTT probes;
-# chromium: the test that opens `p4aqm report`'s HTML headless.
-debian_packages=(cpp iproute2 procps ethtool netsniff-ng iputils-ping mininet iperf3 irtt chromium)
+# chromium: the test that opens `p4aqm report`'s HTML headless; slurm-wlm and munge:
+# the single-node cluster the Slurm backend's test starts.
+debian_packages=(cpp iproute2 procps ethtool netsniff-ng iputils-ping mininet iperf3 irtt chromium
+                 slurm-wlm munge)
 missing=()
 for pkg in "${debian_packages[@]}"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
