@@ -22,6 +22,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
+
+from programs import P4SRC, compile_program
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = REPO / "experiments" / "examples" / "smoke.yaml"
@@ -30,10 +33,27 @@ DAEMONS = ("slurmctld", "slurmd", "munged", "sbatch", "squeue", "scancel")
 # The smoke experiment's two points take about 45 s each; a task waits for the node.
 WAIT_S = 600
 
-pytestmark = pytest.mark.skipif(
-    any(shutil.which(d) is None for d in DAEMONS),
-    reason="Slurm is not installed (apt-get install slurm-wlm munge; scripts/setup.sh does)",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        any(shutil.which(d) is None for d in DAEMONS),
+        reason="Slurm is not installed (apt-get install slurm-wlm munge; scripts/setup.sh does)",
+    ),
+    pytest.mark.skipif(os.geteuid() != 0, reason="the dumbbell needs root (namespaces, veths)"),
+]
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The smoke experiment, with its programs compiled into a folder of its own."""
+    build = tmp_path_factory.mktemp("build")
+    for program in ("l3_forward", "red"):
+        compile_program(P4SRC / f"{program}.p4", build)
+    experiment = yaml.safe_load(SMOKE.read_text())
+    experiment["topology"]["build_dir"] = str(build)
+    experiment["traffic"]["web"]["calibration"] = str(REPO / "calibrations" / "web-tcpeval.yaml")
+    path = tmp_path_factory.mktemp("experiment") / "smoke.yaml"
+    path.write_text(yaml.safe_dump(experiment))
+    return path
 
 
 def _free_port() -> int:
@@ -95,7 +115,11 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]
     munged = None
     if not _munge_works():
         Path("/run/munge").mkdir(parents=True, exist_ok=True)
-        munged = subprocess.Popen(["munged", "--force", "--foreground"])
+        munged = subprocess.Popen(
+            ["munged", "--force", "--foreground"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 10
         while not _munge_works() and time.monotonic() < deadline:
             time.sleep(0.2)
@@ -174,9 +198,11 @@ def _states(env: dict[str, str], results: Path) -> dict[str, str]:
     return states
 
 
-def test_the_smoke_experiment_as_a_job_array(cluster: dict[str, str], tmp_path: Path) -> None:
+def test_the_smoke_experiment_as_a_job_array(
+    cluster: dict[str, str], smoke: Path, tmp_path: Path
+) -> None:
     results = tmp_path / "slurm-results"
-    submitted = _run(cluster, "run", str(SMOKE), "-o", str(results), "--backend", "slurm")
+    submitted = _run(cluster, "run", str(smoke), "-o", str(results), "--backend", "slurm")
     assert submitted.returncode == 0, submitted.stderr
     _wait_until_idle(cluster, _job_id(submitted.stdout))
     states = _states(cluster, results)
@@ -185,7 +211,7 @@ def test_the_smoke_experiment_as_a_job_array(cluster: dict[str, str], tmp_path: 
     assert report.returncode == 0, report.stderr
 
     local = tmp_path / "local-results"
-    ran = _run(cluster, "run", str(SMOKE), "-o", str(local))
+    ran = _run(cluster, "run", str(smoke), "-o", str(local))
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert _run(cluster, "report", str(local)).returncode == 0
     # Everything but what depends on timing: the points, their resolved experiment and
@@ -203,10 +229,10 @@ def test_the_smoke_experiment_as_a_job_array(cluster: dict[str, str], tmp_path: 
 
 
 def test_a_cancelled_task_is_failed_and_a_rerun_completes_only_it(
-    cluster: dict[str, str], tmp_path: Path
+    cluster: dict[str, str], smoke: Path, tmp_path: Path
 ) -> None:
     results = tmp_path / "results"
-    command = ("run", str(SMOKE), "-o", str(results), "--backend", "slurm")
+    command = ("run", str(smoke), "-o", str(results), "--backend", "slurm")
     first = _run(cluster, *command)
     assert first.returncode == 0, first.stderr
     job = _job_id(first.stdout)
