@@ -18,6 +18,9 @@ from p4compiler.typecheck import CheckedProgram, Symbol
 
 @dataclass
 class ActionInfo:
+    """An action of the BMv2 program, declared or synthesized (`decl` None), and whether
+    P4Info hides it."""
+
     name: str
     decl: ast.ActionDeclaration | None
     json: Json
