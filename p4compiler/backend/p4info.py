@@ -15,7 +15,9 @@ from google.protobuf import json_format, text_format
 
 from p4compiler import ast
 from p4compiler import types as t
-from p4compiler.backend.bmv2_json import ActionInfo, Bmv2Program, TableInfo
+from p4compiler.backend.actions import ActionInfo
+from p4compiler.backend.bmv2_json import Bmv2Program
+from p4compiler.backend.tables import TableInfo
 from p4compiler.diagnostics import CompileError
 from p4compiler.ids import Prefix, assign_ids
 from p4compiler.names import aliases, annotated_name, expression_text

@@ -43,18 +43,11 @@ class ValueSetInfo:
 
 
 class ParserLowering:
-    # Provided by the builder that mixes this class in.
+    # Provided by the builder that mixes this class in, with its `bind_local` and
+    # `encoder`, and `call_primitives` of `ActionLowering`. (No stubs here: a stub would
+    # shadow a sibling mixin's method that comes later in the builder's bases.)
     layout: Layout
     value_sets: list[ValueSetInfo]
-
-    def bind_local(self, decl: ast.VariableDeclaration, owner: str) -> None:
-        raise NotImplementedError
-
-    def encoder(self, runtime_data: dict[int, int] | None = None) -> ExpressionEncoder:
-        raise NotImplementedError
-
-    def call_primitives(self, call: ast.Call, enc: ExpressionEncoder, base: int = 0) -> list[Json]:
-        raise NotImplementedError
 
     def extract(self, call: ast.Call, enc: ExpressionEncoder) -> Json:
         """`extract(hdr)`, or `extract(hdr, bits)` for a header with a varbit field,

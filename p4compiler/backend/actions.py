@@ -1,0 +1,274 @@
+"""Actions as BMv2 actions (behavioral-model JSON_format.md, actions): statements become
+primitives, `if` and `return` become BMv2's jump primitives, and called actions and
+functions are inlined with their arguments in place of the parameters.
+`ActionLowering` is a mixin of the builder (`bmv2_json.Bmv2Builder`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from p4compiler import ast
+from p4compiler import types as t
+from p4compiler.backend import assignments, externs
+from p4compiler.backend.expressions import ExpressionEncoder, Json, const_int, hexstr, node, op
+from p4compiler.diagnostics import CompileError
+from p4compiler.names import expression_text, qualified_name
+from p4compiler.typecheck import CheckedProgram, Symbol
+
+
+@dataclass
+class ActionInfo:
+    """An action of the BMv2 program, declared or synthesized (`decl` None), and whether
+    P4Info hides it."""
+
+    name: str
+    decl: ast.ActionDeclaration | None
+    json: Json
+    hidden: bool
+
+
+class ActionLowering:
+    # State of the builder that mixes this class in.
+    checked: CheckedProgram
+    ext: externs.ExternTables
+    actions: list[ActionInfo]
+    action_ids: dict[str, int]
+    bound_args: dict[int, list[ast.Expression]]
+    action_texts: dict[str, list[str]]
+    prefix: str
+    return_jumps: list[Json]
+    return_target: ast.Expression | None
+
+    def action(self, decl: ast.ActionDeclaration) -> int:
+        """The JSON id of `decl` in the current control instance, emitting it the first
+        time it is used."""
+        is_global = any(d is decl for d in self.checked.program.declarations)
+        name = qualified_name(decl, None) if is_global else self.qualify(decl)
+        # Parameters with a direction are bound by the table's actions list, as in
+        # `actions = { a(hdr.x); }`: their arguments replace them in the body.
+        bound = self.bound_args.get(id(decl), [])
+        directional = [p for p in decl.params if p.direction]
+        if len(bound) != len(directional):
+            raise CompileError(decl.pos, f"action '{decl.name}' needs its directional arguments")
+        text = [expression_text(a) for a in bound]
+        if name in self.action_ids:
+            if self.action_texts.get(name, []) != text:
+                raise CompileError(
+                    decl.pos,
+                    f"action '{decl.name}' is bound to different arguments in two tables; "
+                    "this is not supported yet",
+                )
+            return self.action_ids[name]
+        self.action_texts[name] = text
+        runtime: dict[int, int] = {}
+        runtime_data = []
+        for p in decl.params:
+            if not p.direction:
+                runtime[id(p)] = len(runtime_data)
+                runtime_data.append({"name": p.name, "bitwidth": t.width_of(self.param_type(p))})
+        outer = self.encoder()
+        bindings = {
+            id(p): resolve_binding(a, outer) for p, a in zip(directional, bound, strict=True)
+        }
+        enc = self.encoder(runtime).with_bindings(bindings)
+        prims = self.body(decl.body.stmts, enc, name)
+        return self.add_action(name, decl, runtime_data, prims, hidden=False)
+
+    def add_action(
+        self,
+        name: str,
+        decl: ast.ActionDeclaration | None,
+        runtime_data: list[Json],
+        prims: list[Json],
+        hidden: bool,
+    ) -> int:
+        ident = len(self.actions)
+        self.actions.append(
+            ActionInfo(
+                name,
+                decl,
+                {"name": name, "id": ident, "runtime_data": runtime_data, "primitives": prims},
+                hidden,
+            )
+        )
+        if decl is not None:
+            self.action_ids[name] = ident
+        return ident
+
+    def body(self, stmts: list[ast.Statement], enc: ExpressionEncoder, owner: str) -> list[Json]:
+        """Primitives of an action (or inlined action) body; a `return` jumps to its end."""
+        outer = (self.return_jumps, self.return_target)
+        self.return_jumps, self.return_target = [], None
+        prims = self.primitives(stmts, enc, owner, base=0, top=True)
+        for jump in self.return_jumps:
+            jump["parameters"][0] = _jump_target(len(prims))
+        self.return_jumps, self.return_target = outer
+        return prims
+
+    def primitives(
+        self,
+        stmts: list[ast.Statement],
+        enc: ExpressionEncoder,
+        owner: str,
+        base: int,
+        top: bool = False,
+    ) -> list[Json]:
+        """BMv2 primitives for the statements of an action; `base` is the index of the
+        first one in the action, since BMv2's jumps name absolute primitive indices."""
+        result: list[Json] = []
+        for i, s in enumerate(stmts):
+            here = base + len(result)
+            if isinstance(s, ast.BlockStatement):
+                result += self.primitives(s.stmts, enc, owner, here)
+            elif isinstance(s, ast.EmptyStatement | ast.ConstantDeclaration):
+                pass
+            elif isinstance(s, ast.VariableDeclaration):
+                self.bind_local(s, owner)
+                if s.init is not None:
+                    result += self.assign(assignments.variable(s), s.init, enc, here)
+            elif isinstance(s, ast.Assignment):
+                result += self.assign(s.lhs, s.rhs, enc, here)
+            elif isinstance(s, ast.MethodCallStatement):
+                result += self.call_primitives(s.call, enc, here)
+            elif isinstance(s, ast.ExitStatement):
+                result.append(externs.primitive("exit", []))
+            elif isinstance(s, ast.ReturnStatement):
+                if s.value is not None and self.return_target is not None:
+                    result += assignments.assign(self.return_target, s.value, enc)
+                if not (top and i == len(stmts) - 1):
+                    jump = externs.primitive("_jump", [_jump_target(0)])
+                    self.return_jumps.append(jump)
+                    result.append(jump)
+            elif isinstance(s, ast.IfStatement):
+                result += self.if_primitives(s, enc, owner, here)
+            elif isinstance(s, ast.SwitchStatement):
+                result += self.primitives([switch_as_ifs(s)], enc, owner, here)
+            else:
+                raise CompileError(s.pos, f"{type(s).__name__} is not supported here yet")
+        return result
+
+    def if_primitives(
+        self, s: ast.IfStatement, enc: ExpressionEncoder, owner: str, base: int
+    ) -> list[Json]:
+        """An `if` inside an action, with BMv2's jump primitives (as newer p4c emits):
+        _jump_if_zero(cond, else); then...; _jump(end); else...; end:"""
+        skip = externs.primitive("_jump_if_zero", [op("b2d", None, enc.boolean(s.cond)), {}])
+        then = self.primitives([s.then], enc, owner, base + 1)
+        result = [skip, *then]
+        if s.otherwise is not None:
+            leave = externs.primitive("_jump", [{}])
+            otherwise = self.primitives([s.otherwise], enc, owner, base + len(result) + 1)
+            result += [leave, *otherwise]
+            skip["parameters"][1] = _jump_target(base + 2 + len(then))
+            leave["parameters"][0] = _jump_target(base + len(result))
+        else:
+            skip["parameters"][1] = _jump_target(base + len(result))
+        return result
+
+    def assign(
+        self, lhs: ast.Expression, rhs: ast.Expression, enc: ExpressionEncoder, base: int
+    ) -> list[Json]:
+        """`lhs = rhs`; a call of a function with a body of several statements is
+        inlined here, each `return e` becoming `lhs = e` and a jump to the end."""
+        sym = rhs.ref if isinstance(rhs, ast.Call) else None
+        if isinstance(rhs, ast.Call) and isinstance(sym, Symbol) and sym.kind == "function":
+            body = sym.decl.body.stmts
+            # A struct or tuple value is assigned member by member from the return.
+            whole = isinstance(rhs.type, t.StructLike | t.Tuple)
+            if whole or not (len(body) == 1 and isinstance(body[0], ast.ReturnStatement)):
+                params = sym.decl.prototype.params
+                bindings = {id(p): a.value for p, a in zip(params, rhs.args, strict=True)}
+                return self.inline(body, enc.with_bindings(bindings), base, lhs)
+        return assignments.assign(lhs, rhs, enc)
+
+    def inline(
+        self,
+        stmts: list[ast.Statement],
+        enc: ExpressionEncoder,
+        base: int,
+        target: ast.Expression | None,
+    ) -> list[Json]:
+        """The body of a called action or function, its `return`s jumping to its end;
+        `target` receives the returned value."""
+        outer = (self.return_jumps, self.return_target)
+        self.return_jumps, self.return_target = [], target
+        prims = self.primitives(stmts, enc, self.prefix, base, top=True)
+        for jump in self.return_jumps:
+            jump["parameters"][0] = _jump_target(base + len(prims))
+        self.return_jumps, self.return_target = outer
+        return prims
+
+    def call_primitives(self, call: ast.Call, enc: ExpressionEncoder, base: int = 0) -> list[Json]:
+        sym = call.ref
+        if (
+            isinstance(sym, Symbol)
+            and sym.kind == "builtin"
+            and sym.name in ("setValid", "setInvalid")
+        ):
+            assert isinstance(call.func, ast.Member)
+            name = "add_header" if sym.name == "setValid" else "remove_header"
+            return [externs.primitive(name, [enc.lvalue(call.func.expr)])]
+        if isinstance(sym, Symbol) and sym.kind == "builtin" and sym.name == "isValid":
+            return []
+        if (
+            isinstance(sym, Symbol)
+            and sym.kind == "builtin"
+            and sym.name in ("push_front", "pop_front")
+        ):
+            assert isinstance(call.func, ast.Member)
+            count = const_int(call.args[0].value)
+            name = "push" if sym.name == "push_front" else "pop"
+            return [
+                externs.primitive(
+                    name, [enc.lvalue(call.func.expr), node("hexstr", hexstr(count, 32))]
+                )
+            ]
+        if isinstance(sym, Symbol) and sym.kind in ("action", "function"):
+            # Action and function calls are inlined, with the arguments in place of the
+            # parameters (a function's return value is ignored when it is a statement).
+            callee = sym.decl
+            params = callee.params if sym.kind == "action" else callee.prototype.params
+            bindings = {id(p): a.value for p, a in zip(params, call.args, strict=True)}
+            return self.inline(callee.body.stmts, enc.with_bindings(bindings), base, None)
+        return externs.call_primitives(call, enc, self.ext)
+
+
+def switch_as_ifs(s: ast.SwitchStatement) -> ast.Statement:
+    """A switch on a value as nested ifs, one per group of labels sharing a body (a
+    label without a body falls through to the next, spec 12.7)."""
+    groups: list[tuple[list[ast.Expression], ast.Statement]] = []
+    result: ast.Statement = ast.EmptyStatement(s.pos)
+    labels: list[ast.Expression] = []
+    for case in s.cases:
+        if isinstance(case.label, ast.Default):
+            assert case.body is not None
+            result = case.body
+            continue
+        labels.append(case.label)
+        if case.body is not None:
+            groups.append((labels, case.body))
+            labels = []
+    for group, body in reversed(groups):
+        cond: ast.Expression | None = None
+        for label in group:
+            test = ast.Binary(label.pos, "==", s.expr, label)
+            test.type = t.Bool()
+            if cond is not None:
+                test = ast.Binary(label.pos, "||", cond, test)
+                test.type = t.Bool()
+            cond = test
+        assert cond is not None
+        result = ast.IfStatement(s.pos, cond, body, result)
+    return result
+
+
+def resolve_binding(arg: ast.Expression, outer: ExpressionEncoder) -> ast.Expression:
+    """An argument that is itself a bound parameter (nested controls) is replaced by
+    what that parameter stands for, so bindings never refer to each other."""
+    while (bound := outer.bound(arg)) is not None:
+        arg = bound
+    return arg
+
+
+def _jump_target(index: int) -> Json:
+    return node("hexstr", hexstr(index, 32))

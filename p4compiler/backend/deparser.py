@@ -1,0 +1,104 @@
+"""The checksum controls and the deparser, v1model blocks that are lists of calls: the
+checksums become BMv2 `checksums` with their calculations, the emits the deparser's
+header order (JSON_format.md).  `DeparserLowering` is a mixin of the builder
+(`bmv2_json.Bmv2Builder`)."""
+
+from __future__ import annotations
+
+from p4compiler import ast
+from p4compiler.backend import externs
+from p4compiler.backend.expressions import ExpressionEncoder, Json, node
+from p4compiler.backend.storage import FieldRef, HeaderRef, Layout, StackRef, StructRef, UnionRef
+from p4compiler.diagnostics import CompileError
+from p4compiler.names import qualified_name
+from p4compiler.typecheck import Symbol, const_value
+
+
+class DeparserLowering:
+    # State of the builder that mixes this class in.
+    layout: Layout
+    ext: externs.ExternTables
+    bindings: dict[int, ast.Expression]
+    checksums: list[Json]
+
+    def checksum_control(self, control: ast.ControlDeclaration, verify: bool) -> None:
+        self.bindings = {}
+        self.enter(control, qualified_name(control, None))
+        if control.locals:
+            raise CompileError(
+                control.locals[0].pos, "locals in checksum controls are not supported yet"
+            )
+        enc = self.encoder()
+        for s in _flatten(control.body.stmts):
+            call = s.call if isinstance(s, ast.MethodCallStatement) else None
+            sym = call.ref if call else None
+            wanted = "verify_checksum" if verify else "update_checksum"
+            if call is None or sym is None or sym.name not in (wanted, f"{wanted}_with_payload"):
+                raise CompileError(
+                    s.pos,
+                    f"only {wanted}() and {wanted}_with_payload() calls are supported "
+                    "in this control yet",
+                )
+            args = [a.value for a in call.args]
+            inputs = externs.field_list(enc, args[1])
+            if sym.name.endswith("_with_payload"):
+                # The payload follows the fields in the checksum (JSON_format.md).
+                inputs.append(node("payload", None))
+            calc = self.ext.new_calculation(externs.hash_algorithm(call.args[3]), inputs)
+            target = enc.locate(args[2])
+            if not isinstance(target, FieldRef):
+                raise CompileError(args[2].pos, "the checksum must be a field")
+            name = "cksum" if not self.checksums else f"cksum_{len(self.checksums) - 1}"
+            self.checksums.append(
+                {
+                    "name": name,
+                    "id": len(self.checksums),
+                    "target": [target.instance, target.field],
+                    "type": "generic",
+                    "calculation": calc,
+                    "verify": verify,
+                    "update": not verify,
+                    # null means "always", as for p4c when the condition is `true`.
+                    "if_cond": None if const_value(args[0]) is True else enc.boolean(args[0]),
+                }
+            )
+
+    def deparser(self, control: ast.ControlDeclaration) -> Json:
+        enc = self.encoder()
+        order: list[str] = []
+        for s in _flatten(control.body.stmts):
+            sym = s.call.ref if isinstance(s, ast.MethodCallStatement) else None
+            if not (isinstance(sym, Symbol) and sym.kind == "method" and sym.name == "emit"):
+                raise CompileError(s.pos, "only packet.emit() is supported in the deparser yet")
+            assert isinstance(s, ast.MethodCallStatement)
+            order += self.emitted(s.call.args[0].value, enc)
+        return {"name": "deparser", "id": 0, "order": order, "primitives": []}
+
+    def emitted(self, e: ast.Expression, enc: ExpressionEncoder) -> list[str]:
+        loc = enc.locate(e)
+        if isinstance(loc, HeaderRef):
+            return [loc.instance]
+        if isinstance(loc, StackRef):
+            return [f"{loc.name}[{i}]" for i in range(loc.size)]
+        if isinstance(loc, UnionRef):
+            # At most one member is valid; BMv2 emits only valid headers.
+            return next(u.members for u in self.layout.unions if u.name == loc.name)
+        if isinstance(loc, StructRef):
+            # Emitting a struct emits its headers in field order (spec 15.3).
+            prefix_len = len(loc.path)
+            return [
+                v.instance
+                for (root, path), v in self.layout.locations.items()
+                if root == loc.root and path[:prefix_len] == loc.path and isinstance(v, HeaderRef)
+            ]
+        raise CompileError(e.pos, "emit needs a header or a struct of headers")
+
+
+def _flatten(stmts: list[ast.Statement]) -> list[ast.Statement]:
+    result: list[ast.Statement] = []
+    for s in stmts:
+        if isinstance(s, ast.BlockStatement):
+            result += _flatten(s.stmts)
+        elif not isinstance(s, ast.EmptyStatement):
+            result.append(s)
+    return result

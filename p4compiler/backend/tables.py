@@ -1,0 +1,318 @@
+"""Tables as BMv2 tables (JSON_format.md, pipelines): keys, actions, default entry,
+const entries and direct resources, and the one-action tables synthesized for
+statements.  `TableLowering` is a mixin of the builder (`bmv2_json.Bmv2Builder`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from p4compiler import ast
+from p4compiler import types as t
+from p4compiler.backend import externs
+from p4compiler.backend.actions import ActionInfo
+from p4compiler.backend.expressions import ExpressionEncoder, Json, const_int, hexstr, node
+from p4compiler.backend.storage import SCALARS, FieldRef, HeaderRef, Layout
+from p4compiler.diagnostics import CompileError
+from p4compiler.names import annotated_name, expression_text
+from p4compiler.typecheck import CheckedProgram, Symbol, const_value, referenced
+
+
+@dataclass
+class TableInfo:
+    """A table of the BMv2 program, real or synthesized, and how P4Info should see it."""
+
+    name: str
+    decl: ast.TableDeclaration | None  # None for synthesized tables
+    json: Json
+    hidden: bool
+
+
+class TableLowering:
+    # State of the builder that mixes this class in.
+    checked: CheckedProgram
+    layout: Layout
+    ext: externs.ExternTables
+    tables: list[TableInfo]
+    actions: list[ActionInfo]
+    applied: set[str]
+    bound_args: dict[int, list[ast.Expression]]
+    pipeline_tables: list[Json]
+    action_names: set[str]
+    table_names: set[str]
+
+    def synthesized_table(
+        self, name: str, action_id: int, action: str, data: list[str], nxt: str | None
+    ) -> str:
+        self.pipeline_tables.append(
+            {
+                "name": name,
+                "id": len(self.tables),
+                "key": [],
+                "match_type": "exact",
+                "type": "simple",
+                "max_size": 1024,
+                "with_counters": False,
+                "support_timeout": False,
+                "direct_meters": None,
+                "action_ids": [action_id],
+                "actions": [action],
+                "base_default_next": nxt,
+                "next_tables": {action: nxt},
+                "default_entry": {
+                    "action_id": action_id,
+                    "action_const": True,
+                    "action_data": data,
+                    "action_entry_const": True,
+                },
+            }
+        )
+        self.tables.append(TableInfo(name, None, self.pipeline_tables[-1], hidden=True))
+        return name
+
+    def table(
+        self,
+        decl: ast.TableDeclaration,
+        nxt: str | None,
+        hit_miss: dict[str, str | None] | None = None,
+        by_action: dict[int, str | None] | None = None,
+    ) -> str:
+        """A table node; after it, control goes to `nxt`, or by hit/miss, or by the action
+        that ran (`by_action`: id(ActionDeclaration) -> node, from a switch statement)."""
+        name = self.qualify(decl)
+        if name in self.applied:
+            raise CompileError(
+                decl.pos,
+                f"table '{decl.name}' is applied more than once; this is not supported yet",
+            )
+        self.applied.add(name)
+        enc = self.encoder()
+        keys = []
+        key_prims: list[Json] = []
+        key_prop = decl.property("key")
+        for el in key_prop.elements if isinstance(key_prop, ast.KeyProperty) else []:
+            keys.append(self.key_element(el, enc, key_prims))
+        kinds = {k["match_type"] for k in keys}
+        match_type = next((k for k in ("range", "ternary", "lpm") if k in kinds), "exact")
+        action_decls = self.table_actions(decl)
+        default = decl.property("default_action")
+        if default is None and all(a is not self.noaction() for a in action_decls):
+            action_decls.append(self.noaction())
+        ids = [self.action(a) for a in action_decls]
+        names = [self.actions[i].name for i in ids]
+        with_counters, direct_meters = self.direct_resources(decl, name)
+        size_prop = decl.property("size")
+        size = const_value(size_prop.value) if isinstance(size_prop, ast.ValueProperty) else 1024
+        table = {
+            "name": name,
+            "id": len(self.tables),
+            "key": keys,
+            "match_type": match_type,
+            "type": "simple",
+            "max_size": size,
+            "with_counters": with_counters,
+            "support_timeout": False,
+            "direct_meters": direct_meters,
+            "action_ids": ids,
+            "actions": names,
+            "base_default_next": nxt,
+            "next_tables": hit_miss
+            if hit_miss is not None
+            else {
+                n: (by_action or {}).get(id(a), nxt)
+                for n, a in zip(names, action_decls, strict=True)
+            },
+            "default_entry": self.default_entry(decl),
+        }
+        entries = decl.property("entries")
+        if isinstance(entries, ast.EntriesProperty):
+            ranks = _entry_ranks(entries.entries)
+            table["entries"] = [
+                self.entry(e, rank, keys, decl)
+                for e, rank in zip(entries.entries, ranks, strict=True)
+            ]
+        self.pipeline_tables.append(table)
+        self.tables.append(
+            TableInfo(
+                name,
+                decl,
+                table,
+                hidden=ast.find_annotation(decl.annotations, "hidden") is not None,
+            )
+        )
+        if key_prims:
+            # Key expressions are computed just before the table, by a table of their own.
+            action = self.unique("act", self.action_names)
+            ident = self.add_action(action, None, [], key_prims, hidden=True)
+            pre = self.unique(f"tbl_{action}", self.table_names)
+            return self.synthesized_table(pre, ident, action, [], name)
+        return name
+
+    def entry(
+        self, entry: ast.Entry, rank: int, keys: list[Json], decl: ast.TableDeclaration
+    ) -> Json:
+        """A const entry (JSON_format.md, table "entries"); `rank` is its BMv2 priority."""
+        items = (
+            entry.keyset.items if isinstance(entry.keyset, ast.ListExpression) else [entry.keyset]
+        )
+        key_prop = decl.property("key")
+        assert isinstance(key_prop, ast.KeyProperty)
+        match_key = []
+        for item, key, el in zip(items, keys, key_prop.elements, strict=True):
+            match_key.append(self.entry_key(item, key["match_type"], t.width_of(el.expr.type)))
+        call = entry.action
+        assert isinstance(call, ast.Call)
+        action = referenced(call.func)
+        data = [
+            hexstr(const_int(a.value), t.width_of(a.value.type))
+            for p, a in zip(action.params, call.args, strict=True)
+            if not p.direction
+        ]
+        return {
+            "match_key": match_key,
+            "action_entry": {"action_id": self.action(action), "action_data": data},
+            "priority": rank,
+        }
+
+    @staticmethod
+    def entry_key(item: ast.Expression, kind: str, width: int) -> Json:
+        full = (1 << width) - 1
+        wildcard = isinstance(item, ast.DontCare | ast.Default)
+        if kind == "range":
+            if wildcard:
+                return {"match_type": kind, "start": hexstr(0, width), "end": hexstr(full, width)}
+            if isinstance(item, ast.Range):
+                lo, hi = const_int(item.lo), const_int(item.hi)
+            else:
+                lo = hi = const_int(item)
+            return {"match_type": kind, "start": hexstr(lo, width), "end": hexstr(hi, width)}
+        if wildcard:
+            value, mask = 0, 0
+        elif isinstance(item, ast.Mask):
+            value, mask = const_int(item.value), const_int(item.mask)
+        else:
+            value, mask = const_int(item), full
+        if kind == "exact":
+            if mask != full:
+                raise CompileError(item.pos, "an exact key needs an exact value")
+            return {"match_type": kind, "key": hexstr(value & full, width)}
+        if kind == "lpm":
+            prefix = bin(mask & full).count("1")
+            if mask & full != (full >> (width - prefix) << (width - prefix)) & full:
+                raise CompileError(item.pos, "an lpm mask must be a prefix")
+            return {
+                "match_type": kind,
+                "key": hexstr(value & mask & full, width),
+                "prefix_length": prefix,
+            }
+        return {
+            "match_type": kind,
+            "key": hexstr(value & mask & full, width),
+            "mask": hexstr(mask & full, width),
+        }
+
+    def noaction(self) -> ast.ActionDeclaration:
+        """core.p4's NoAction, the default action of tables that declare none."""
+        sym = self.checked.globals.lookup("NoAction")
+        if sym is None or not isinstance(sym.decl, ast.ActionDeclaration):
+            raise CompileError(None, "core.p4 must declare the action NoAction")
+        return sym.decl
+
+    def direct_resources(self, decl: ast.TableDeclaration, name: str) -> tuple[bool, str | None]:
+        """Bind the table's `counters`/`meters` properties; (with_counters, direct meter)."""
+        with_counters, meter = False, None
+        for prop_name in ("counters", "meters"):
+            prop = decl.property(prop_name)
+            if not isinstance(prop, ast.ValueProperty):
+                continue
+            inst = referenced(prop.value)
+            found = self.ext.instance(inst)
+            assert found is not None, "the type checker resolved it to an extern instance"
+            kind, qualified = found
+            if qualified in self.ext.bindings:
+                raise CompileError(prop.pos, f"'{qualified}' is already attached to a table")
+            size_prop = decl.property("size")
+            size = const_int(size_prop.value) if isinstance(size_prop, ast.ValueProperty) else 1024
+            self.ext.bind_direct(kind, qualified, name, size)
+            if kind == "direct_counter":
+                with_counters = True
+            else:
+                meter = qualified
+        return with_counters, meter
+
+    def table_actions(self, decl: ast.TableDeclaration) -> list[ast.ActionDeclaration]:
+        prop = decl.property("actions")
+        result = []
+        for ref in prop.actions if isinstance(prop, ast.ActionsProperty) else []:
+            e = ref.expr.func if isinstance(ref.expr, ast.Call) else ref.expr
+            action = referenced(e)
+            args = ref.expr.args if isinstance(ref.expr, ast.Call) else []
+            self.bound_args[id(action)] = [a.value for a in args]
+            result.append(action)
+        return result
+
+    def default_entry(self, decl: ast.TableDeclaration) -> Json:
+        prop = decl.property("default_action")
+        if isinstance(prop, ast.ValueProperty) and isinstance(prop.value, ast.Call):
+            call = prop.value
+            action = referenced(call.func)
+            data = []
+            for p, a in zip(action.params, call.args, strict=True):
+                if p.direction:
+                    continue
+                v = const_value(a.value)
+                if not isinstance(v, int):
+                    raise CompileError(a.pos, "default action arguments must be constants")
+                data.append(hexstr(v, t.width_of(a.value.type)))
+            const = prop.is_const
+        else:
+            action, data, const = self.noaction(), [], False
+        return {
+            "action_id": self.action(action),
+            "action_const": const,
+            "action_data": data,
+            "action_entry_const": const,
+        }
+
+    def key_element(self, el: ast.KeyElement, enc: ExpressionEncoder, prims: list[Json]) -> Json:
+        """A key of the table JSON; a key that is an expression, not a field, reads a
+        temporary that `prims` (run before the table) computes, as p4c does."""
+        name = annotated_name(el.annotations) or expression_text(el.expr)
+        e, mask = el.expr, None
+        if isinstance(e, ast.Slice):
+            hi, lo = const_value(e.hi), const_value(e.lo)
+            assert isinstance(hi, int) and isinstance(lo, int)
+            base_ty = e.expr.type
+            assert isinstance(base_ty, t.Bits)
+            mask = hexstr(((1 << (hi - lo + 1)) - 1) << lo, base_ty.width)
+            e = e.expr
+        if isinstance(e, ast.Call) and isinstance(e.ref, Symbol) and e.ref.name == "isValid":
+            assert isinstance(e.func, ast.Member)
+            loc = enc.locate(e.func.expr)
+            assert isinstance(loc, HeaderRef)
+            target: list[str] = [loc.instance, "$valid$"]
+        else:
+            loc = enc.locate(e) if enc.is_storage(e) else None
+            if not isinstance(loc, FieldRef):
+                loc = FieldRef(SCALARS, self.layout.add_scalar("key", e.type, e.pos))
+                prims.append(
+                    externs.primitive("assign", [node("field", [SCALARS, loc.field]), enc.data(e)])
+                )
+            target = [loc.instance, loc.field]
+        # BMv2's key match types are valid, exact, lpm, ternary and range (JSON_format.md,
+        # pipelines): an `optional` key, exact or wildcard, is a ternary one there.
+        kind = "ternary" if el.match_kind == "optional" else el.match_kind
+        return {"match_type": kind, "name": name, "target": target, "mask": mask}
+
+
+def _entry_ranks(entries: list[ast.Entry]) -> list[int]:
+    """BMv2 priorities (1 wins over 2) of const entries.  In P4 the largest priority
+    wins; an entry without one takes the previous entry's minus one, and without any
+    explicit priority the first entry listed wins (spec 14.2.1.4)."""
+    priorities: list[int] = []
+    for entry in entries:
+        if entry.priority is not None:
+            priorities.append(const_int(entry.priority))
+        else:
+            priorities.append(priorities[-1] - 1 if priorities else len(entries))
+    top = max(priorities, default=0)
+    return [top - p + 1 for p in priorities]
