@@ -6,7 +6,7 @@ from typing import Any, Protocol
 from finsy.proto import p4r
 
 from p4switch.runtime.counters import CounterApi, Counters, DirectCounterApi, DirectCounters
-from p4switch.runtime.digests import DigestConfigs
+from p4switch.runtime.digest_entries import DigestEntries
 from p4switch.runtime.errors import invalid, not_found, unimplemented
 from p4switch.runtime.meters import DirectMeterApi, DirectMeters, MeterApi, Meters
 from p4switch.runtime.pipeline import Pipeline
@@ -43,7 +43,7 @@ class Entities:
     def __init__(self, dataplane: EntityApi, pipeline: Pipeline) -> None:
         self.pipeline = pipeline
         self.tables = TableStore(dataplane, pipeline)
-        self.digests = DigestConfigs(pipeline.resources)
+        self.digests = DigestEntries(pipeline.resources)
         self._handlers: dict[str, _Handler] = {
             "table_entry": TableEntries(dataplane, self.tables),
             "register_entry": Registers(dataplane, pipeline.resources),
