@@ -81,7 +81,7 @@ class ControllerIo:
             raise P4RuntimeError(
                 grpc.StatusCode.FAILED_PRECONDITION, "digest ack: no pipeline with P4Info"
             )
-        entities.digests.ack(ack)
+        entities.digest_entries.ack(ack)
 
     def _deliver_packet(self, frame: bytes) -> None:
         resources = self._resources()
@@ -90,7 +90,7 @@ class ControllerIo:
 
     def _deliver_digest(self, digest: tuple[str, list[bytes]]) -> None:
         entities = self._entities()
-        message = entities.digests.digest_list(*digest) if entities is not None else None
+        message = entities.digest_entries.digest_list(*digest) if entities is not None else None
         if message is not None:
             self._send(p4r.StreamMessageResponse(digest=message))
 

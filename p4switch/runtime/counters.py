@@ -1,14 +1,16 @@
 """CounterEntry and DirectCounterEntry: packet and byte counts, read and reset/set."""
 
 from collections.abc import Iterator
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from finsy.proto import p4r
 
 from p4switch.runtime.errors import call_dataplane, invalid
 from p4switch.runtime.indexes import cells, check_modify
 from p4switch.runtime.resources import Resources
-from p4switch.runtime.tables import TableStore
+
+if TYPE_CHECKING:  # table_entries.py imports this module for the direct-resource API
+    from p4switch.runtime.table_entries import TableEntries
 
 
 class CounterApi(Protocol):
@@ -67,14 +69,14 @@ class Counters:
 class DirectCounters:
     """The counters attached to table entries, addressed by the entry's match key."""
 
-    def __init__(self, dataplane: DirectCounterApi, tables: TableStore) -> None:
+    def __init__(self, dataplane: DirectCounterApi, table_entries: "TableEntries") -> None:
         self._dp = dataplane
-        self._tables = tables
-        self._resources = tables.pipeline.resources
+        self._table_entries = table_entries
+        self._resources = table_entries.pipeline.resources
 
     def write(self, update_type: int, entry: p4r.DirectCounterEntry) -> None:
         check_modify(update_type, "direct counter")
-        table, stored = self._tables.find(entry.table_entry)
+        table, stored = self._table_entries.find(entry.table_entry)
         counter = self._resources.direct_counter_of(table.id, table.name)
         counts = _counts(entry.data, f"direct counter '{counter.name}'")
         call_dataplane(self._dp.direct_counter_write, table.name, stored.handle, *counts)
@@ -84,9 +86,9 @@ class DirectCounters:
             raise invalid("direct counter read: default entries have no direct counter")
         with_counters = {c.table_id for c in self._resources.direct_counters.values()}
         if query.table_entry.table_id:
-            table = self._tables.pipeline.table(query.table_entry.table_id)
+            table = self._table_entries.pipeline.table(query.table_entry.table_id)
             self._resources.direct_counter_of(table.id, table.name)
-        for table, stored in self._tables.select(query.table_entry):
+        for table, stored in self._table_entries.select(query.table_entry):
             if table.id not in with_counters:
                 continue
             counts = call_dataplane(self._dp.direct_counter_read, table.name, stored.handle)

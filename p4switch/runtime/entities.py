@@ -6,14 +6,13 @@ from typing import Any, Protocol
 from finsy.proto import p4r
 
 from p4switch.runtime.counters import CounterApi, Counters, DirectCounterApi, DirectCounters
-from p4switch.runtime.digests import DigestConfigs
+from p4switch.runtime.digest_entries import DigestEntries
 from p4switch.runtime.errors import invalid, not_found, unimplemented
 from p4switch.runtime.meters import DirectMeterApi, DirectMeters, MeterApi, Meters
 from p4switch.runtime.pipeline import Pipeline
 from p4switch.runtime.registers import RegisterApi, Registers
 from p4switch.runtime.replication import ReplicationApi, ReplicationEngine
-from p4switch.runtime.table_entries import TableEntries
-from p4switch.runtime.tables import TableApi, TableStore
+from p4switch.runtime.table_entries import TableApi, TableEntries
 from p4switch.runtime.value_sets import ValueSetApi, ValueSets
 
 
@@ -42,17 +41,17 @@ class Entities:
 
     def __init__(self, dataplane: EntityApi, pipeline: Pipeline) -> None:
         self.pipeline = pipeline
-        self.tables = TableStore(dataplane, pipeline)
-        self.digests = DigestConfigs(pipeline.resources)
+        table_entries = TableEntries(dataplane, pipeline)
+        self.digest_entries = DigestEntries(pipeline.resources)
         self._handlers: dict[str, _Handler] = {
-            "table_entry": TableEntries(dataplane, self.tables),
+            "table_entry": table_entries,
             "register_entry": Registers(dataplane, pipeline.resources),
             "counter_entry": Counters(dataplane, pipeline.resources),
-            "direct_counter_entry": DirectCounters(dataplane, self.tables),
+            "direct_counter_entry": DirectCounters(dataplane, table_entries),
             "meter_entry": Meters(dataplane, pipeline.resources),
-            "direct_meter_entry": DirectMeters(dataplane, self.tables),
+            "direct_meter_entry": DirectMeters(dataplane, table_entries),
             "packet_replication_engine_entry": ReplicationEngine(dataplane),
-            "digest_entry": self.digests,
+            "digest_entry": self.digest_entries,
             "value_set_entry": ValueSets(dataplane, pipeline.value_sets),
         }
 

@@ -32,12 +32,15 @@ def unimplemented(message: str) -> P4RuntimeError:
     return P4RuntimeError(grpc.StatusCode.UNIMPLEMENTED, message)
 
 
-def call_dataplane(method: Callable[..., _T], *args: object, **kwargs: object) -> _T:
+def call_dataplane(
+    method: Callable[..., _T], *args: object, error_prefix: str = "dataplane", **kwargs: object
+) -> _T:
     """Call the dataplane, turning its KeyError/ValueError (which name the table, extern,
-    port or value at fault) into NOT_FOUND/INVALID_ARGUMENT."""
+    port or value at fault) into NOT_FOUND/INVALID_ARGUMENT whose message starts with
+    `error_prefix`."""
     try:
         return method(*args, **kwargs)
     except KeyError as exc:
-        raise not_found(f"dataplane: {exc.args[0] if exc.args else exc}") from None
+        raise not_found(f"{error_prefix}: {exc.args[0] if exc.args else exc}") from None
     except ValueError as exc:
-        raise invalid(f"dataplane: {exc}") from None
+        raise invalid(f"{error_prefix}: {exc}") from None

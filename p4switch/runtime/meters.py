@@ -2,14 +2,16 @@
 rates per second and bursts, in bytes or packets by the meter's unit)."""
 
 from collections.abc import Iterator
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from finsy.proto import p4r
 
 from p4switch.runtime.errors import call_dataplane, invalid, unimplemented
 from p4switch.runtime.indexes import cells, check_modify
 from p4switch.runtime.resources import Resources
-from p4switch.runtime.tables import TableStore
+
+if TYPE_CHECKING:  # table_entries.py imports this module for the direct-resource API
+    from p4switch.runtime.table_entries import TableEntries
 
 Rates = tuple[int, int, int, int]  # cir, cburst, pir, pburst
 
@@ -82,14 +84,14 @@ class Meters:
 class DirectMeters:
     """The meters attached to table entries, addressed by the entry's match key."""
 
-    def __init__(self, dataplane: DirectMeterApi, tables: TableStore) -> None:
+    def __init__(self, dataplane: DirectMeterApi, table_entries: "TableEntries") -> None:
         self._dp = dataplane
-        self._tables = tables
-        self._resources = tables.pipeline.resources
+        self._table_entries = table_entries
+        self._resources = table_entries.pipeline.resources
 
     def write(self, update_type: int, entry: p4r.DirectMeterEntry) -> None:
         check_modify(update_type, "direct meter")
-        table, stored = self._tables.find(entry.table_entry)
+        table, stored = self._table_entries.find(entry.table_entry)
         meter = self._resources.direct_meter_of(table.id, table.name)
         rates = meter_rates(entry.HasField("config"), entry.config, f"direct meter '{meter.name}'")
         call_dataplane(self._dp.direct_meter_set, table.name, stored.handle, *rates)
@@ -99,9 +101,9 @@ class DirectMeters:
             raise invalid("direct meter read: default entries have no direct meter")
         with_meters = {m.table_id for m in self._resources.direct_meters.values()}
         if query.table_entry.table_id:
-            table = self._tables.pipeline.table(query.table_entry.table_id)
+            table = self._table_entries.pipeline.table(query.table_entry.table_id)
             self._resources.direct_meter_of(table.id, table.name)
-        for table, stored in self._tables.select(query.table_entry):
+        for table, stored in self._table_entries.select(query.table_entry):
             if table.id not in with_meters:
                 continue
             entry = p4r.DirectMeterEntry(table_entry=stored.entry)

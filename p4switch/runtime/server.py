@@ -18,7 +18,13 @@ from p4switch.runtime.arbitration import Arbitrator, Stream
 from p4switch.runtime.controller_io import ControllerIo
 from p4switch.runtime.dataplane import DataplaneApi
 from p4switch.runtime.entities import Entities
-from p4switch.runtime.errors import P4RuntimeError, invalid, not_found, unimplemented
+from p4switch.runtime.errors import (
+    P4RuntimeError,
+    call_dataplane,
+    invalid,
+    not_found,
+    unimplemented,
+)
 from p4switch.runtime.pipeline import Pipeline
 from p4switch.runtime.status import status
 
@@ -27,6 +33,7 @@ LOG = logging.getLogger("p4switch.runtime")
 P4RUNTIME_API_VERSION = "1.4.1"
 # Entities per ReadResponse, so that a large table does not make one huge message.
 READ_BATCH = 1000
+_JSON_REJECTED = "BMv2 JSON rejected by the dataplane"
 
 _Config = p4r.SetForwardingPipelineConfigRequest
 _GetConfig = p4r.GetForwardingPipelineConfigRequest
@@ -65,7 +72,7 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
     def load_device_config(self, bmv2_json: bytes) -> None:
         """Load a BMv2 JSON at start-up, without P4Info (like simple_switch_grpc's
         positional JSON file): packets flow, but tables wait for a pipeline push."""
-        _dataplane_call(self._dp.load_pipeline, bmv2_json)
+        call_dataplane(self._dp.load_pipeline, bmv2_json, error_prefix=_JSON_REJECTED)
         self._config = p4r.ForwardingPipelineConfig(p4_device_config=bmv2_json)
         self._entities = None
         self._program = "the JSON given at start-up"
@@ -102,7 +109,9 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
         if action not in (_Config.VERIFY, _Config.VERIFY_AND_SAVE, _Config.VERIFY_AND_COMMIT):
             raise invalid(f"unknown SetForwardingPipelineConfig action {action}")
         pipeline = Pipeline(request.config)
-        _dataplane_call(self._scratch().load_pipeline, pipeline.bmv2_json)
+        call_dataplane(
+            self._scratch().load_pipeline, pipeline.bmv2_json, error_prefix=_JSON_REJECTED
+        )
         if action == _Config.VERIFY_AND_SAVE:
             self._saved = pipeline
         elif action == _Config.VERIFY_AND_COMMIT:
@@ -110,7 +119,7 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
 
     def _commit(self, pipeline: Pipeline) -> None:
         # Loading a pipeline clears all dataplane state, so the entry store starts empty.
-        _dataplane_call(self._dp.load_pipeline, pipeline.bmv2_json)
+        call_dataplane(self._dp.load_pipeline, pipeline.bmv2_json, error_prefix=_JSON_REJECTED)
         self._config = pipeline.config
         self._entities = Entities(self._dp, pipeline)
         self._saved = None
@@ -275,13 +284,6 @@ def _apply_update(entities: Entities, update: p4r.Update) -> P4RuntimeError | No
         LOG.exception("Write: unexpected error")
         return P4RuntimeError(grpc.StatusCode.INTERNAL, f"internal error: {exc!r}")
     return None
-
-
-def _dataplane_call(method: Callable[[bytes], None], bmv2_json: bytes) -> None:
-    try:
-        method(bmv2_json)
-    except ValueError as exc:
-        raise invalid(f"BMv2 JSON rejected by the dataplane: {exc}") from None
 
 
 async def _abort_with_update_errors(

@@ -9,7 +9,7 @@ from google.protobuf import text_format
 from controller.disciplines import AqmConfig
 from p4switch._dataplane import Dataplane
 from p4switch.runtime.pipeline import Pipeline
-from p4switch.runtime.tables import TableStore
+from p4switch.runtime.table_entries import TableEntries
 from programs import CompiledProgram
 
 IN_PORT, OUT_PORT = 1, 2
@@ -47,9 +47,9 @@ def install_entries(
     config = p4r.ForwardingPipelineConfig(
         p4info=p4info, p4_device_config=program.json_path.read_bytes()
     )
-    store = TableStore(dp, Pipeline(config))
+    table_entries = TableEntries(dp, Pipeline(config))
     for entry in entries:
-        store.write(p4r.Update.INSERT, entry.encode(schema).table_entry)
+        table_entries.write(p4r.Update.INSERT, entry.encode(schema).table_entry)
 
 
 def aqm_dataplane(

@@ -9,7 +9,6 @@ workload's long phases of overload and underload drive max_p both up and down.
 """
 
 import random
-from collections import deque
 from collections.abc import Callable
 
 import pytest
@@ -18,6 +17,7 @@ from ared_switch import read_adaptation
 from red_switch import read_counters, read_state
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
+from schedule import DepartureSchedule
 
 from controller.disciplines import AredConfig
 from p4aqm.models.ared import AredQueue, AredTables
@@ -75,17 +75,14 @@ def test_program_matches_model(p4src_program: Callable[[str], CompiledProgram], 
     increases = decreases = on_gentle_ramp = 0
     counters = read_counters(dp)
     previous_q_r = read_state(dp).q_r
-    # The traffic manager's schedule, as BMv2 fixes it at enqueue: a packet leaves the
-    # queue (and egress takes it off the occupancy) at max(arrival, previous departure + service).
-    departures: deque[int] = deque()
-    last_departure_us = -SERVICE_US
+    schedule = DepartureSchedule(SERVICE_US)
     now_us = 0
     for index, gap in enumerate(arrival_gaps_us(rng)):
         now_us += gap
         dp.advance_time(now_us - dp.now_us())
         dp.take_output()
-        while departures and departures[0] <= now_us:
-            model.depart(departures.popleft())
+        for departure in schedule.due(now_us):
+            model.depart(*departure)
         ecn_bits = rng.choice((0, 1, 2))
         dp.inject(1, packets[ecn_bits])
         state = read_state(dp)
@@ -103,10 +100,9 @@ def test_program_matches_model(p4src_program: Callable[[str], CompiledProgram], 
         assert (state.q_r != previous_q_r) == bool(draws), f"packet {index}: random()"
         previous_q_r = state.q_r
         if decision in (Decision.ENQUEUE, Decision.MARK):
-            last_departure_us = max(now_us, last_departure_us + SERVICE_US)
-            departures.append(last_departure_us)
-            if last_departure_us == now_us:  # an idle queue: it leaves within this step
-                model.depart(departures.popleft())
+            schedule.admit(now_us)
+            for departure in schedule.due(now_us):  # an idle queue: it leaves at once
+                model.depart(*departure)
 
         after = read_counters(dp)
         pairs = zip(DECISION_OF_COUNTER, counters, after, strict=True)

@@ -11,7 +11,6 @@ from the program's per-class counters must be equal.
 """
 
 import random
-from collections import deque
 from collections.abc import Callable
 
 import pytest
@@ -19,6 +18,7 @@ from aqm_switch import aqm_dataplane
 from cbt_switch import DSCP_EF, cbt_config, cbt_tables, read_counters, read_state
 from scapy.layers.inet import IP, TCP, UDP
 from scapy.layers.l2 import Ether
+from schedule import DepartureSchedule
 
 from controller.disciplines import CbtConfig
 from p4aqm.models.cbt import CbtDecision, CbtQueue, TrafficClass
@@ -76,19 +76,16 @@ def test_program_matches_model(
     seen: dict[tuple[CbtDecision, TrafficClass], int] = {}
     counters = read_counters(dp)
     previous_q_r = read_state(dp).classes[TrafficClass.TCP].q_r
-    # The traffic manager's schedule, as BMv2 fixes it at enqueue: a packet leaves the
-    # queue (and egress takes it off its class) at max(arrival, previous departure +
-    # service). One FIFO, so departures keep arrival order across classes.
-    departures: deque[tuple[int, TrafficClass]] = deque()
-    last_departure_us = -SERVICE_US
+    # Egress takes each packet off its class: the schedule carries the class.
+    schedule = DepartureSchedule(SERVICE_US)
     now_us = 0
     seen_tcp = False
     for index, (gap, traffic_class) in enumerate(arrivals(rng)):
         now_us += gap
         dp.advance_time(now_us - dp.now_us())
         dp.take_output()
-        while departures and departures[0][0] <= now_us:
-            model.depart(*departures.popleft())
+        for departure in schedule.due(now_us):
+            model.depart(*departure)
         ecn = rng.choice((0, 1, 2))
         dp.inject(1, packets[traffic_class, ecn])
         state = read_state(dp)
@@ -106,10 +103,9 @@ def test_program_matches_model(
         assert (tcp_state.q_r != previous_q_r) == bool(draws), f"{where}: random()"
         previous_q_r = tcp_state.q_r
         if decision in (CbtDecision.ENQUEUE, CbtDecision.MARK):
-            last_departure_us = max(now_us, last_departure_us + SERVICE_US)
-            departures.append((last_departure_us, traffic_class))
-            if last_departure_us == now_us:  # an idle queue: it leaves within this step
-                model.depart(*departures.popleft())
+            schedule.admit(now_us, traffic_class)
+            for departure in schedule.due(now_us):  # an idle queue: it leaves at once
+                model.depart(*departure)
 
         after = read_counters(dp)
         changed = [key for key, count in after.items() if count != counters[key]]

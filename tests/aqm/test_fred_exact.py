@@ -12,7 +12,6 @@ so the model's copy of the hash and of the collisions is checked too.
 """
 
 import random
-from collections import deque
 from collections.abc import Callable
 from ipaddress import IPv4Address
 
@@ -21,6 +20,7 @@ from aqm_switch import aqm_dataplane
 from fred_switch import read_counters, read_flow, read_state
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
+from schedule import DepartureSchedule
 
 from controller.disciplines import FredConfig
 from p4aqm.models.fred import Decision, FiveTuple, FredQueue, FredTables, crc16
@@ -115,17 +115,15 @@ def test_program_matches_model(
     seen: dict[Decision, int] = dict.fromkeys(Decision, 0)
     counters = read_counters(dp)
     previous_q_r = read_state(dp).red.q_r
-    # The traffic manager's schedule, as BMv2 fixes it at enqueue: a packet leaves the
-    # queue (and egress counts it out) at max(arrival, previous departure + service).
-    departures: deque[tuple[int, int]] = deque()
-    last_departure_us = -SERVICE_US
+    # Egress counts each packet out of its flow: the schedule carries the flow's slot.
+    schedule = DepartureSchedule(SERVICE_US)
     now_us = 0
     for index, (gap, flow) in enumerate(arrivals(rng)):
         now_us += gap
         dp.advance_time(now_us - dp.now_us())
         dp.take_output()
-        while departures and departures[0][0] <= now_us:
-            model.depart_flow(*departures.popleft())
+        for departure in schedule.due(now_us):
+            model.depart_flow(*departure)
         dp.inject(1, packets[flow])
         state = read_state(dp)
         red = state.red
@@ -142,10 +140,9 @@ def test_program_matches_model(
         assert (red.q_r != previous_q_r) == bool(draws), f"{where}: random()"
         previous_q_r = red.q_r
         if decision is Decision.ENQUEUE:
-            last_departure_us = max(now_us, last_departure_us + SERVICE_US)
-            departures.append((last_departure_us, slot))
-            if last_departure_us == now_us:  # an idle queue: it leaves within this step
-                model.depart_flow(*departures.popleft())
+            schedule.admit(now_us, slot)
+            for departure in schedule.due(now_us):  # an idle queue: it leaves at once
+                model.depart_flow(*departure)
 
         after = read_counters(dp)
         pairs = zip(DECISION_OF_COUNTER, counters, after, strict=True)
@@ -173,7 +170,7 @@ def test_program_matches_model(
     assert seen[Decision.DROP_FORCED] or seen[Decision.DROP_OVERFLOW], seen
 
     # Once the queue has drained, every flow is forgotten: no packets, no strikes.
-    dp.advance_time(last_departure_us + SERVICE_US - dp.now_us())
+    dp.advance_time(schedule.last_us + SERVICE_US - dp.now_us())
     dp.take_output()
     assert read_state(dp).red.occupancy == read_state(dp).nactive == 0
     region = range(config.slot_base, config.slot_base + config.slot_mask + 1)

@@ -64,23 +64,21 @@ def run(
     reading the q_r the program kept; each admitted packet departs on the traffic
     manager's schedule; check(index) compares the state after each packet."""
     schedule = DepartureSchedule(SERVICE_US)
-    pending: list[object] = []
     decisions = []
     now_us = 0
     for index in range(PACKETS):
         now_us += GAP_US
         dp.advance_time(now_us - dp.now_us())
         dp.take_output()
-        for departure_us in schedule.due(now_us):
-            depart(departure_us, pending.pop(0))
+        for departure in schedule.due(now_us):
+            depart(*departure)
         kind = index % kinds
         decision = arrive(now_us, kind, q_r)
         decisions.append(decision)
         if admitted(decision):
-            schedule.admit(now_us)
-            pending.append(kind)
-            for departure_us in schedule.due(now_us):
-                depart(departure_us, pending.pop(0))
+            schedule.admit(now_us, kind)
+            for departure in schedule.due(now_us):
+                depart(*departure)
         check(index)
     return decisions
 

@@ -79,8 +79,8 @@ def test_program_matches_model(red_program: CompiledProgram, aqm: RedConfig) -> 
         now_us += gap
         dp.advance_time(now_us - dp.now_us())
         dp.take_output()
-        for departure_us in schedule.due(now_us):
-            model.depart(departure_us)
+        for departure in schedule.due(now_us):
+            model.depart(*departure)
         ecn = rng.choice((0, 1, 2))
         dp.inject(1, packets[ecn])
         state = read_state(dp)
@@ -97,8 +97,8 @@ def test_program_matches_model(red_program: CompiledProgram, aqm: RedConfig) -> 
         previous_q_r = state.q_r
         if decision in (Decision.ENQUEUE, Decision.MARK):
             schedule.admit(now_us)
-            for departure_us in schedule.due(now_us):  # an idle queue: it leaves at once
-                model.depart(departure_us)
+            for departure in schedule.due(now_us):  # an idle queue: it leaves at once
+                model.depart(*departure)
 
         after = read_counters(dp)
         pairs = zip(DECISION_OF_COUNTER, counters, after, strict=True)

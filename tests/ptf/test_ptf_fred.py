@@ -3,8 +3,7 @@
 from pathlib import Path
 
 import pytest
-import yaml
-from test_ptf_l3_forward import EXAMPLE_CONFIG, run_ptf
+from launch import run_ptf, write_config
 
 from p4aqm.netlab import TestNetwork
 from programs import P4SRC, CompiledProgram, compile_program
@@ -17,14 +16,7 @@ def fred_program(tmp_path_factory: pytest.TempPathFactory) -> CompiledProgram:
 
 def test_fred_ptf_suite(fred_program: CompiledProgram, tmp_path: Path) -> None:
     with TestNetwork(ports=2) as net:
-        config = yaml.safe_load(EXAMPLE_CONFIG.read_text())
-        config["switch"]["grpc_addr"] = net.start_switch()
-        config["pipeline"] = {
-            "p4info": str(fred_program.p4info_path),
-            "bmv2_json": str(fred_program.json_path),
-        }
-        path = tmp_path / "controller.yaml"
-        path.write_text(yaml.safe_dump(config))
+        path = write_config(tmp_path / "controller.yaml", fred_program, net.start_switch())
         result = run_ptf(net, path, tmp_path / "ptf-logs", install_routes=True, tests=["fred"])
     assert "fred.AggressiveFlowHeldNearMaxQ ... ok" in result.stderr, result.stdout + result.stderr
     assert result.returncode == 0

@@ -1,16 +1,12 @@
 """Hosts with kernel TCP/IP stacks reach each other through `p4aqm switch` running l3_forward."""
 
-import re
-import sys
 from pathlib import Path
 
 import yaml
+from hosts import EXAMPLE_CONFIG, P4AQM, ping_rtts_ms
 
 from p4aqm.netlab import TestNetwork
-from programs import REPO, CompiledProgram
-
-EXAMPLE_CONFIG = REPO / "controller" / "examples" / "l3_forward.yaml"
-P4AQM = str(Path(sys.executable).parent / "p4aqm")
+from programs import CompiledProgram
 
 
 def install_l3(net: TestNetwork, program: CompiledProgram, grpc_addr: str, tmp: Path) -> None:
@@ -21,12 +17,6 @@ def install_l3(net: TestNetwork, program: CompiledProgram, grpc_addr: str, tmp: 
     path.write_text(yaml.safe_dump(config))
     result = net.run([P4AQM, "controller", str(path)])
     assert result.returncode == 0, result.stderr
-
-
-def ping_rtts_ms(net: TestNetwork, count: int) -> list[float]:
-    result = net.host_run(1, ["ping", "-c", str(count), "-i", "0.2", "-W", "2", "10.0.2.1"])
-    assert result.returncode == 0, result.stdout + result.stderr
-    return [float(rtt) for rtt in re.findall(r"time=([\d.]+) ms", result.stdout)]
 
 
 def test_ping_crosses_the_switch(l3_program: CompiledProgram, tmp_path: Path) -> None:

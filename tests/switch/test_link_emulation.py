@@ -4,7 +4,7 @@ import statistics
 from pathlib import Path
 
 import yaml
-from test_hosts_through_switch import EXAMPLE_CONFIG, P4AQM, ping_rtts_ms
+from hosts import EXAMPLE_CONFIG, P4AQM, ping_rtts_ms
 
 from p4aqm.netlab import TestNetwork
 from programs import CompiledProgram

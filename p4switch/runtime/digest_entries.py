@@ -22,7 +22,7 @@ from p4switch.runtime.resources import DigestInfo, Resources
 _Sample = tuple[int, tuple[bytes, ...]]  # (digest id, field values)
 
 
-class DigestConfigs:
+class DigestEntries:
     """The DigestEntry handler of one pipeline."""
 
     def __init__(self, resources: Resources) -> None:

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from test_ptf_l3_forward import run_ptf, write_config
+from launch import run_ptf, write_config
 
 from p4aqm.netlab import TestNetwork
 from programs import P4SRC, compile_program
