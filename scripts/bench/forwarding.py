@@ -44,6 +44,13 @@ ROUTES = REPO / "controller" / "examples" / "l3_forward.yaml"
 P4AQM = str(Path(sys.executable).parent / "p4aqm")
 WIRE = "wire (empty pipeline)"
 L3_FORWARD = "l3_forward"
+SHAPED = "l3_forward, shaped"
+# The experiment path: port 2's queue drains at 1 Gbit/s (below the 1500-byte offer, so
+# packets wait and the tail drops) and its link delays every packet by 5 ms, so each one
+# also passes through the delay line.
+SHAPED_PORTS = {
+    2: {"queue": {"rate_bps": 1_000_000_000, "depth_packets": 1000}, "link": {"delay_us": 5_000}}
+}
 
 
 @dataclass(frozen=True)
@@ -105,14 +112,16 @@ def install_routes(
     json_path: Path,
     p4info_path: Path,
     tmp: Path,
-    with_routes: bool,
+    program: str,
 ) -> None:
-    """Push the program (and the example routes) with `p4aqm controller`."""
+    """Push the program (and the example routes, and the shaped port) with `p4aqm controller`."""
     config = yaml.safe_load(ROUTES.read_text())
     config["switch"]["grpc_addr"] = grpc_addr
     config["pipeline"] = {"p4info": str(p4info_path), "bmv2_json": str(json_path)}
-    if not with_routes:
+    if program == WIRE:  # no tables
         config["routes"] = []
+    if program == SHAPED:
+        config["ports"] = SHAPED_PORTS
     config_path = tmp / "controller.yaml"
     config_path.write_text(yaml.safe_dump(config))
     net.run([P4AQM, "controller", str(config_path)], check=True)
@@ -121,9 +130,7 @@ def install_routes(
 def measure(program: str, size: int, json_path: Path, p4info_path: Path) -> Rate:
     with TestNetwork(ports=2) as net, tempfile.TemporaryDirectory() as tmp:
         grpc_addr = net.start_switch(cpu=SWITCH_CPU)
-        # The wire program has no tables.
-        routes = program == L3_FORWARD
-        install_routes(net, grpc_addr, json_path, p4info_path, Path(tmp), with_routes=routes)
+        install_routes(net, grpc_addr, json_path, p4info_path, Path(tmp), program)
         cfg = Path(tmp) / "frame.cfg"
         cfg.write_text(trafgen_config(frame(size)))
         rx0, tx0 = counter(net, "h2", "rx_packets"), counter(net, "h1", "tx_packets")
@@ -168,9 +175,11 @@ def run() -> list[Rate]:
         raise SystemExit("bench: trafgen not found (Debian package netsniff-ng; scripts/setup.sh)")
     rates = []
     with tempfile.TemporaryDirectory() as tmp:
+        l3_forward = compile_to(REPO / "p4src" / "l3_forward.p4", Path(tmp))
         programs = {
             WIRE: compile_to(REPO / "scripts" / "bench" / "wire.p4", Path(tmp)),
-            L3_FORWARD: compile_to(REPO / "p4src" / "l3_forward.p4", Path(tmp)),
+            L3_FORWARD: l3_forward,
+            SHAPED: l3_forward,
         }
         for size in (64, 1500):
             for name, (json_path, p4info_path) in programs.items():

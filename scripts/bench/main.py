@@ -50,6 +50,14 @@ def main() -> None:
             f" per core {per_core:.0%}"
         )
 
+    for size in (64, 1500):
+        l3 = next(r for r in rates if r.frame_bytes == size and r.program == forwarding.L3_FORWARD)
+        shaped = next(r for r in rates if r.frame_bytes == size and r.program == forwarding.SHAPED)
+        print(
+            f"  shaped / l3_forward at {size} B, per busy core: "
+            f"{shaped.per_core_pps / l3.per_core_pps:.0%} (the queue and delay line's cost)"
+        )
+
     l3_1500 = next(r for r in rates if r.frame_bytes == 1500 and r.program == forwarding.L3_FORWARD)
     print("\n== The dumbbell: bring-up, and router CPU with 9 TCP flows each way at 10 Mbit/s")
     for line in dumbbell_cpu.report(1 / l3_1500.per_core_pps):
