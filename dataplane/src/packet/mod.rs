@@ -14,7 +14,7 @@ use crate::program::{width_mask, Program};
 /// Header instances of one packet: a flat array of field values (every
 /// header's fields, in program order) plus a validity bit per header.
 /// Allocated once per packet thread and reset for each packet.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct Phv {
     pub values: Vec<u128>,
     pub valid: Vec<bool>,
@@ -22,6 +22,26 @@ pub struct Phv {
     pub next: Vec<usize>,
     /// Per varbit slot (`VarbitInfo::slot`): the field's bytes.
     pub var: Vec<Vec<u8>>,
+}
+
+/// By hand for `clone_from`: copying into a recycled PHV (the traffic
+/// manager's, a clone's) reuses its allocations.
+impl Clone for Phv {
+    fn clone(&self) -> Self {
+        Phv {
+            values: self.values.clone(),
+            valid: self.valid.clone(),
+            next: self.next.clone(),
+            var: self.var.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.values.clone_from(&source.values);
+        self.valid.clone_from(&source.valid);
+        self.next.clone_from(&source.next);
+        self.var.clone_from(&source.var);
+    }
 }
 
 impl Phv {

@@ -30,17 +30,25 @@ impl Switch {
             if !self.links_active.load(Ordering::Relaxed) {
                 break;
             }
-            let landed = self.links.lock().unwrap_or_else(lock_err).pop_landed(now);
+            let landed = self
+                .links
+                .lock()
+                .unwrap_or_else(lock_err)
+                .pop_landed(now, &mut ctx.landed);
             let Some(p) = landed else { break };
+            // Out of `ctx` while ingress borrows it; back in for the links
+            // to reuse.
+            let data = std::mem::take(&mut ctx.landed);
             match p.dir {
-                Direction::In => self.process(l, ctx, p.port, &p.data, &FROM_PORT),
+                Direction::In => self.process(l, ctx, p.port, &data, &FROM_PORT),
                 // Stamped with the scheduled time, not this thread's
                 // (possibly late) wake-up.
                 Direction::Out => {
                     let trace = self.trace.load(Ordering::Relaxed);
-                    self.deliver(p.port, &p.data, p.lands_ns, trace);
+                    self.deliver(p.port, &data, p.lands_ns, trace);
                 }
             }
+            ctx.landed = data;
         }
     }
 
@@ -163,7 +171,7 @@ impl Switch {
             if serializing || links.delay_ns(port) > 0 || links.holds_out(port) {
                 // Set before the packet is on the wire, so run_due looks.
                 self.links_active.store(true, Ordering::SeqCst);
-                let lands_ns = links.send(Direction::Out, port, data.to_vec(), depart_ns);
+                let lands_ns = links.send(Direction::Out, port, data, depart_ns);
                 drop(links);
                 if trace {
                     eprintln!(

@@ -73,7 +73,7 @@ impl Switch {
         if self.links_active.load(Ordering::Relaxed) {
             let mut links = self.links.lock().unwrap_or_else(lock_err);
             if links.delay_ns(port) > 0 {
-                let lands_ns = links.send(Direction::In, port, data.to_vec(), self.clock.now_ns());
+                let lands_ns = links.send(Direction::In, port, data, self.clock.now_ns());
                 drop(links);
                 self.wake_for(lands_ns);
                 return;

@@ -62,6 +62,9 @@ pub struct Ctx {
     scratch: Vec<u8>,
     hash_buf: Vec<u8>,
     out: Vec<u8>,
+    /// The last packet a link landed: its buffer goes back to the links
+    /// with the next one.
+    landed: Vec<u8>,
     generation: u64,
 }
 
