@@ -5,8 +5,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use _dataplane::control_plane::ApiKey;
-use _dataplane::switch::{Options, Switch};
+use _dataplane::switch::{ApiKey, Options, Switch};
 
 const FIXTURE: &[u8] = include_bytes!("../../tests/dataplane/fixtures/l3_forward.json");
 
