@@ -42,9 +42,4 @@ impl Clock {
             v.fetch_max(ns, Ordering::SeqCst);
         }
     }
-
-    /// The `Instant` of a clock reading, for timed waits in real time.
-    pub fn instant_of(&self, ns: u64) -> Instant {
-        self.epoch + std::time::Duration::from_nanos(ns)
-    }
 }

@@ -6,6 +6,8 @@ use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::sync::{lock, wait_timeout};
+
 pub const CAPACITY: usize = 4096;
 
 pub struct Mailbox<T> {
@@ -25,7 +27,7 @@ impl<T> Default for Mailbox<T> {
 impl<T> Mailbox<T> {
     /// Adds a message; false (and it is counted as dropped) when full.
     pub fn push(&self, item: T) -> bool {
-        let mut g = self.items.lock().unwrap_or_else(|e| e.into_inner());
+        let mut g = lock(&self.items);
         if g.0.len() >= CAPACITY {
             g.1 += 1;
             return false;
@@ -38,23 +40,19 @@ impl<T> Mailbox<T> {
     /// Everything waiting, after waiting up to `timeout` for the first.
     pub fn take(&self, timeout: Duration) -> Vec<T> {
         let deadline = Instant::now() + timeout;
-        let mut g = self.items.lock().unwrap_or_else(|e| e.into_inner());
+        let mut g = lock(&self.items);
         while g.0.is_empty() {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 break;
             }
-            g = self
-                .ready
-                .wait_timeout(g, left)
-                .map(|(g, _)| g)
-                .unwrap_or_else(|e| e.into_inner().0);
+            g = wait_timeout(&self.ready, g, left);
         }
         g.0.drain(..).collect()
     }
 
     /// Messages dropped because the mailbox was full.
     pub fn dropped(&self) -> u64 {
-        self.items.lock().unwrap_or_else(|e| e.into_inner()).1
+        lock(&self.items).1
     }
 }

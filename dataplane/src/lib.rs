@@ -2,23 +2,25 @@
 //! (v1model as p4c-bm2-ss emits them) and exposes them to Python as
 //! `p4switch._dataplane.Dataplane`.
 //!
-//! Layout: `program/` loads and resolves the JSON; `packet/` holds the PHV,
-//! parser and deparser; `pipeline/` runs expressions, actions, tables and
-//! control flow, meters included; `checksum.rs` the calculations; `clock.rs`
-//! the switch's time (real or virtual); `tm/` the traffic manager between
-//! ingress and egress; `pre.rs` multicast groups and clone sessions;
-//! `cpu.rs` packet-ins and digests for the controller; `links.rs` the
-//! propagation delay of each port's link; `monitor/` the queue monitor's
-//! records, grid and ring; `ports/` the
-//! AF_PACKET and in-memory ports; `switch/` ties them into the v1model
-//! flow; `control_plane.rs` the table and value set API; `externs.rs` registers, counters
-//! and meters; `python.rs` the PyO3 class.
+//! Layout: `error.rs` the API's errors; `sync.rs` how locks are taken;
+//! `clock.rs` the switch's time (real or virtual); `program/` loads and
+//! resolves the JSON; `packet/` holds the PHV and deparser; `pipeline/` runs
+//! the parser, expressions, actions, tables and control flow, meters and
+//! checksums included; `tm/` the traffic manager between ingress and
+//! egress; `pre.rs` multicast groups and clone sessions; `cpu.rs`
+//! packet-ins and digests for the controller; `links.rs` the propagation
+//! delay of each port's link; `ports/` the AF_PACKET and in-memory ports;
+//! `monitor/` the queue monitor's records, grid and ring; `switch/` ties
+//! them into the v1model flow and holds the control plane's API;
+//! `python.rs` the PyO3 class.
+//!
+//! Each module imports only from the layers below it (tests/layers.rs):
+//! error, sync, clock; program; packet; pipeline; tm, links, ports, cpu,
+//! pre; monitor; switch; python.
 
-pub mod checksum;
 pub mod clock;
-pub mod control_plane;
 pub mod cpu;
-pub mod externs;
+pub mod error;
 pub mod links;
 pub mod monitor;
 pub mod packet;
@@ -28,6 +30,7 @@ pub mod pre;
 pub mod program;
 mod python;
 pub mod switch;
+pub mod sync;
 pub mod tm;
 
 use pyo3::prelude::*;

@@ -5,7 +5,6 @@
 use std::collections::HashMap;
 
 use crate::pipeline::DROP_PORT;
-use crate::switch::{ApiError, ApiResult, Switch};
 
 pub type Replicas = Vec<(u32, u32)>;
 
@@ -68,45 +67,5 @@ impl Pre {
 
     pub fn session(&self, id: u32) -> Option<&CloneSession> {
         self.sessions.get(&id)
-    }
-}
-
-impl Switch {
-    pub fn mc_group_set(&self, id: u32, replicas: Replicas) -> ApiResult<()> {
-        self.pre
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .group_set(id, replicas)
-            .map_err(ApiError::Invalid)
-    }
-
-    pub fn mc_group_delete(&self, id: u32) -> ApiResult<()> {
-        let mut pre = self.pre.write().unwrap_or_else(|e| e.into_inner());
-        if pre.group_delete(id) {
-            Ok(())
-        } else {
-            Err(ApiError::NotFound(format!(
-                "multicast group {id} does not exist"
-            )))
-        }
-    }
-
-    pub fn clone_session_set(&self, id: u32, s: CloneSession) -> ApiResult<()> {
-        self.pre
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .session_set(id, s)
-            .map_err(ApiError::Invalid)
-    }
-
-    pub fn clone_session_delete(&self, id: u32) -> ApiResult<()> {
-        let mut pre = self.pre.write().unwrap_or_else(|e| e.into_inner());
-        if pre.session_delete(id) {
-            Ok(())
-        } else {
-            Err(ApiError::NotFound(format!(
-                "clone session {id} does not exist"
-            )))
-        }
     }
 }

@@ -8,10 +8,10 @@ use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
 
-use crate::control_plane::ApiKey;
+use crate::error::ApiError;
 use crate::pipeline::meter::MeterConfig;
 use crate::pre::CloneSession;
-use crate::switch::{ApiError, MonitorRequest, Options, QueueSettings, Switch};
+use crate::switch::{ApiKey, MonitorRequest, Options, QueueSettings, Switch};
 use crate::tm::Rate;
 
 impl From<ApiError> for PyErr {

@@ -3,9 +3,8 @@
 //! entries, __HIT__/__MISS__ branches, registers, exit, egress drop and
 //! checksum verification.
 
-use _dataplane::checksum::csum16;
-use _dataplane::control_plane::ApiKey;
-use _dataplane::switch::Switch;
+use _dataplane::pipeline::checksum::csum16;
+use _dataplane::switch::{ApiKey, Switch};
 use serde_json::{json, Value};
 
 fn f(h: &str, n: &str) -> Value {
@@ -220,7 +219,7 @@ fn hit_branch_runs_registers_and_exit() {
             u16::from(round == 1),
             "checksum_error"
         );
-        let hash = _dataplane::checksum::crc16(&[10, 0, 0, 1]) % 0x1000;
+        let hash = _dataplane::pipeline::checksum::crc16(&[10, 0, 0, 1]) % 0x1000;
         assert_eq!(
             u16::from_be_bytes([ip[2], ip[3]]),
             hash,

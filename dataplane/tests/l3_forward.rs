@@ -1,8 +1,8 @@
 //! The switch end to end on the l3_forward fixture, without Python.
 
-use _dataplane::checksum::csum16;
-use _dataplane::control_plane::ApiKey;
-use _dataplane::switch::{ApiError, Switch};
+use _dataplane::error::ApiError;
+use _dataplane::pipeline::checksum::csum16;
+use _dataplane::switch::{ApiKey, Switch};
 
 const FIXTURE: &[u8] = include_bytes!("../../tests/dataplane/fixtures/l3_forward.json");
 

@@ -79,7 +79,7 @@ class Decision(enum.Enum):
 
 
 def crc16(data: bytes) -> int:
-    """CRC-16/ARC, v1model's HashAlgorithm.crc16 (dataplane/src/checksum.rs)."""
+    """CRC-16/ARC, v1model's HashAlgorithm.crc16 (dataplane/src/pipeline/checksum.rs)."""
     crc = 0
     for byte in data:
         crc ^= byte

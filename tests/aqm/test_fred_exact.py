@@ -178,5 +178,5 @@ def test_program_matches_model(
 
 
 def test_crc16_is_v1model_crc16() -> None:
-    # CRC-16/ARC's check value, the one dataplane/src/checksum.rs is tested against.
+    # CRC-16/ARC's check value, the one dataplane/src/pipeline/checksum.rs is tested against.
     assert crc16(b"123456789") == 0xBB3D

@@ -1,10 +1,10 @@
 //! Packets: the header vector (PHV) that holds parsed headers and metadata,
-//! the parser that fills it from bytes and the deparser that writes it back.
+//! and the deparser that writes it back to bytes (the parser, which runs
+//! the program's parse states, is part of the pipeline).
 
 mod bits;
 pub mod deparser;
 mod header;
-pub mod parser;
 
 pub use bits::{read_bits, write_bits};
 pub use header::{read_header, write_header};
@@ -14,7 +14,7 @@ use crate::program::{width_mask, Program};
 /// Header instances of one packet: a flat array of field values (every
 /// header's fields, in program order) plus a validity bit per header.
 /// Allocated once per packet thread and reset for each packet.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct Phv {
     pub values: Vec<u128>,
     pub valid: Vec<bool>,
@@ -22,6 +22,26 @@ pub struct Phv {
     pub next: Vec<usize>,
     /// Per varbit slot (`VarbitInfo::slot`): the field's bytes.
     pub var: Vec<Vec<u8>>,
+}
+
+/// By hand for `clone_from`: copying into a recycled PHV (the traffic
+/// manager's, a clone's) reuses its allocations.
+impl Clone for Phv {
+    fn clone(&self) -> Self {
+        Phv {
+            values: self.values.clone(),
+            valid: self.valid.clone(),
+            next: self.next.clone(),
+            var: self.var.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.values.clone_from(&source.values);
+        self.valid.clone_from(&source.valid);
+        self.next.clone_from(&source.next);
+        self.var.clone_from(&source.var);
+    }
 }
 
 impl Phv {
@@ -78,6 +98,47 @@ impl Phv {
             }
         }
         self.valid[h] = true;
+    }
+
+    /// Sets header `h` valid or invalid (setValid, setInvalid). BMv2 zeroes
+    /// a header's fields when it becomes valid.
+    pub fn set_validity(&mut self, prog: &Program, h: usize, on: bool) {
+        let hi = &prog.headers[h];
+        if on && !self.valid[h] {
+            self.values[hi.first_field..hi.first_field + hi.num_fields].fill(0);
+            if let Some(v) = hi.varbit {
+                self.var[v.slot].clear();
+            }
+        }
+        if on {
+            self.make_valid(prog, h);
+        } else {
+            self.valid[h] = false;
+        }
+    }
+
+    /// push_front (`push`) or pop_front of `count` elements on a header
+    /// stack: the freed elements become invalid.
+    pub fn shift_stack(&mut self, prog: &Program, stack: usize, count: usize, push: bool) {
+        let hs = &prog.stacks[stack].headers;
+        let (n, c) = (hs.len(), count.min(hs.len()));
+        if push {
+            for i in (c..n).rev() {
+                self.copy_header(prog, hs[i], hs[i - c]);
+            }
+            for &h in &hs[..c] {
+                self.valid[h] = false;
+            }
+            self.next[stack] = (self.next[stack] + c).min(n);
+        } else {
+            for i in 0..n - c {
+                self.copy_header(prog, hs[i], hs[i + c]);
+            }
+            for &h in &hs[n - c..] {
+                self.valid[h] = false;
+            }
+            self.next[stack] = self.next[stack].saturating_sub(c);
+        }
     }
 
     /// Bytes header `h` takes in the packet: its fixed fields plus its

@@ -1,8 +1,12 @@
-//! The match-action part of a program: expressions, actions, tables and the
-//! control flow that links them (next_tables, conditionals).
+//! The program's stages: the parser, then the match-action part:
+//! expressions, actions, tables and the control flow that links them
+//! (next_tables, conditionals), with the checksum calculations.
 
+pub mod checksum;
 pub mod expr;
+mod externs;
 pub mod meter;
+pub mod parser;
 mod registers;
 pub mod table;
 
@@ -11,10 +15,11 @@ use std::sync::Mutex;
 
 use crate::packet::Phv;
 use crate::program::MeterUnit;
-use crate::program::{width_mask, Control, KeySource, Node, Primitive, Program};
+use crate::program::{Control, KeySource, Node, Primitive, Program};
+use crate::sync::lock;
 use expr::eval;
 use meter::Meter;
-use registers::{with_cells, HeldRegisters};
+use registers::HeldRegisters;
 use table::TableState;
 
 /// Value BMv2's v1model uses for "drop" in egress_spec.
@@ -164,11 +169,7 @@ impl Exec<'_> {
             }
             if let Some(dm) = tab.direct_meter {
                 let amount = self.meter_amount(prog.meters[dm.meter].unit);
-                let color = d
-                    .meter
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .execute(amount, self.now_ns);
+                let color = lock(&d.meter).execute(amount, self.now_ns);
                 phv.set(prog, dm.result, color);
             }
         }
@@ -277,57 +278,16 @@ impl Exec<'_> {
                 }
             }
             Primitive::StackShift { stack, count, push } => {
-                let hs = &prog.stacks[*stack].headers;
-                let (n, c) = (hs.len(), (*count).min(hs.len()));
-                if *push {
-                    for i in (c..n).rev() {
-                        phv.copy_header(prog, hs[i], hs[i - c]);
-                    }
-                    for &h in &hs[..c] {
-                        phv.valid[h] = false;
-                    }
-                    phv.next[*stack] = (phv.next[*stack] + c).min(n);
-                } else {
-                    for i in 0..n - c {
-                        phv.copy_header(prog, hs[i], hs[i + c]);
-                    }
-                    for &h in &hs[n - c..] {
-                        phv.valid[h] = false;
-                    }
-                    phv.next[*stack] = phv.next[*stack].saturating_sub(c);
-                }
+                phv.shift_stack(prog, *stack, *count, *push);
             }
-            Primitive::SetValid(h, on) => {
-                let hi = &prog.headers[*h];
-                if *on && !phv.valid[*h] {
-                    // BMv2 zeroes a header's fields when it becomes valid.
-                    phv.values[hi.first_field..hi.first_field + hi.num_fields].fill(0);
-                    if let Some(v) = hi.varbit {
-                        phv.var[v.slot].clear();
-                    }
-                }
-                if *on {
-                    phv.make_valid(prog, *h);
-                } else {
-                    phv.valid[*h] = false;
-                }
-            }
+            Primitive::SetValid(h, on) => phv.set_validity(prog, *h, *on),
             Primitive::MarkToDrop => {
                 phv.set_opt(prog, prog.std.egress_spec, DROP_PORT);
                 phv.set_opt(prog, prog.std.mcast_grp, 0);
             }
             Primitive::Exit => return Flow::Exit,
             Primitive::NoOp => {}
-            Primitive::Count { counter, index } => {
-                let i = ev(phv, index);
-                if let Some((pk, by)) = usize::try_from(i)
-                    .ok()
-                    .and_then(|i| self.rt.counters[*counter].get(i))
-                {
-                    pk.fetch_add(1, Ordering::Relaxed);
-                    by.fetch_add(u64::from(self.packet_len), Ordering::Relaxed);
-                }
-            }
+            Primitive::Count { counter, index } => self.count(*counter, ev(phv, index)),
             Primitive::Clone {
                 session,
                 field_list,
@@ -344,18 +304,9 @@ impl Exec<'_> {
             }
             Primitive::Digest(l) => self.effects.digest = Some(*l),
             Primitive::ExecuteMeter { meter, index, dst } => {
-                let i = ev(phv, index);
-                let amount = self.meter_amount(prog.meters[*meter].unit);
                 // An index out of range leaves the color unchanged, as
                 // BMv2 leaves it on its error path.
-                if let Some(m) = usize::try_from(i)
-                    .ok()
-                    .and_then(|i| self.rt.meters[*meter].get(i))
-                {
-                    let color = m
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .execute(amount, self.now_ns);
+                if let Some(color) = self.execute_meter(*meter, ev(phv, index)) {
                     phv.set(prog, *dst, color);
                 }
             }
@@ -364,10 +315,7 @@ impl Exec<'_> {
                 register,
                 index,
             } => {
-                let i = usize::try_from(ev(phv, index)).ok();
-                let v = with_cells(self.rt, held, *register, |cells| {
-                    i.and_then(|i| cells.get(i).copied()).unwrap_or(0)
-                });
+                let v = self.register_read(held, *register, ev(phv, index));
                 phv.set(prog, *dst, v);
             }
             Primitive::RegisterWrite {
@@ -375,22 +323,11 @@ impl Exec<'_> {
                 index,
                 value,
             } => {
-                let i = usize::try_from(ev(phv, index)).ok();
-                let v = ev(phv, value) as u128 & width_mask(prog.registers[*register].width);
-                with_cells(self.rt, held, *register, |cells| {
-                    if let Some(slot) = i.and_then(|i| cells.get_mut(i)) {
-                        *slot = v;
-                    }
-                });
+                let (i, v) = (ev(phv, index), ev(phv, value) as u128);
+                self.register_write(held, *register, i, v);
             }
             Primitive::Random { dst, lo, hi } => {
-                let (lo, hi) = (ev(phv, lo), ev(phv, hi));
-                let v = if hi <= lo {
-                    lo
-                } else {
-                    let span = (hi.wrapping_sub(lo) as u128).wrapping_add(1).max(1);
-                    lo.wrapping_add((u128::from(self.rt.random()) % span) as i128)
-                };
+                let v = self.random_between(ev(phv, lo), ev(phv, hi));
                 phv.set(prog, *dst, v as u128);
             }
             Primitive::Hash {
@@ -399,7 +336,7 @@ impl Exec<'_> {
                 calculation,
                 max,
             } => {
-                let h = crate::checksum::compute(prog, *calculation, phv, &[], self.buf);
+                let h = checksum::compute(prog, *calculation, phv, &[], self.buf);
                 let (base, max) = (ev(phv, base) as u128, ev(phv, max) as u128);
                 let v = if max == 0 { h } else { h % max };
                 phv.set(prog, *dst, base.wrapping_add(v));

@@ -3,10 +3,11 @@
 //! one action is atomic against the other pipeline threads (ingress on the
 //! packet or caller thread, egress on the scheduler thread in real time).
 
-use std::sync::{MutexGuard, PoisonError};
+use std::sync::MutexGuard;
 
 use super::Runtime;
 use crate::program::MAX_ACTION_REGISTERS;
+use crate::sync::lock;
 
 /// The register arrays a running action holds locked: `guards[k]` locks
 /// array `ids[k]`. A fixed-size array (the load caps an action at
@@ -23,11 +24,7 @@ impl<'a> HeldRegisters<'a> {
     pub(super) fn lock(rt: &'a Runtime, ids: &'a [usize]) -> Self {
         let mut guards = [const { None }; MAX_ACTION_REGISTERS];
         for (g, &r) in guards.iter_mut().zip(ids) {
-            *g = Some(
-                rt.registers[r]
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner),
-            );
+            *g = Some(lock(&rt.registers[r]));
         }
         HeldRegisters { ids, guards }
     }
@@ -50,9 +47,7 @@ pub(super) fn with_cells<R>(
     if let Some(cells) = held.and_then(|h| h.cells(register)) {
         return f(cells);
     }
-    f(&mut rt.registers[register]
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner))
+    f(&mut lock(&rt.registers[register]))
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use std::sync::Mutex;
 
 use super::ring::{Layout, Mapping, Received, RxRing};
 use super::tx_batch::TxBatch;
+use crate::sync::lock;
 
 /// `PACKET_IGNORE_OUTGOING` (Linux 4.20+); not in every libc version.
 const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
@@ -149,7 +150,7 @@ impl AfPacket {
     /// Calls `f` on each waiting packet, at most `max` of them; returns how
     /// many frames were taken.
     pub fn recv_batch(&self, max: usize, mut f: impl FnMut(&[u8])) -> usize {
-        let mut rx = self.rx.lock().unwrap_or_else(|e| e.into_inner());
+        let mut rx = lock(&self.rx);
         let mut taken = 0;
         while taken < max {
             let more = rx.next(&self.map, |r| match r {
@@ -176,16 +177,13 @@ impl AfPacket {
     /// Whether a received packet is waiting: a look at shared memory, no
     /// system call.
     pub fn has_waiting(&self) -> bool {
-        self.rx
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .ready(&self.map)
+        lock(&self.rx).ready(&self.map)
     }
 
     /// Queues a packet to send; it leaves at the next flush, or at once
     /// when a batch is full.
     pub fn send(&self, data: &[u8]) -> io::Result<()> {
-        let mut tx = self.tx.lock().unwrap_or_else(|e| e.into_inner());
+        let mut tx = lock(&self.tx);
         if data.len() > tx.slot_bytes() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -206,7 +204,7 @@ impl AfPacket {
 
     /// Sends every queued packet.
     pub fn flush(&self) -> io::Result<()> {
-        let mut tx = self.tx.lock().unwrap_or_else(|e| e.into_inner());
+        let mut tx = lock(&self.tx);
         if tx.is_empty() {
             return Ok(());
         }

@@ -2,6 +2,8 @@
 
 use std::sync::Mutex;
 
+use crate::sync::lock;
+
 /// Packets kept until `take_output`: a caller that never drains (say, a CPU
 /// port nobody reads) must not grow memory without bound.
 pub const CAPACITY: usize = 1 << 16;
@@ -15,7 +17,7 @@ pub struct MemoryOutput {
 impl MemoryOutput {
     /// Queues a packet; false (and the packet is dropped) when full.
     pub fn push(&self, port: u32, data: &[u8], ns: u64) -> bool {
-        let mut q = self.packets.lock().unwrap_or_else(|e| e.into_inner());
+        let mut q = lock(&self.packets);
         if q.len() >= CAPACITY {
             return false;
         }
@@ -25,6 +27,6 @@ impl MemoryOutput {
 
     /// Removes and returns everything sent so far, in order.
     pub fn take(&self) -> Vec<(u32, Vec<u8>, u64)> {
-        std::mem::take(&mut *self.packets.lock().unwrap_or_else(|e| e.into_inner()))
+        std::mem::take(&mut *lock(&self.packets))
     }
 }

@@ -5,12 +5,13 @@
 use std::sync::atomic::Ordering;
 
 use super::ingress::{Origin, Pass, FROM_PORT, INSTANCE_EGRESS_CLONE, INSTANCE_RECIRC};
-use super::{lock_err, Ctx, Loaded, Switch};
-use crate::checksum;
+use super::{Ctx, Loaded, Switch};
 use crate::links::Direction;
 use crate::packet::deparser;
+use crate::pipeline::checksum;
 use crate::pipeline::{Effects, Exec, DROP_PORT};
 use crate::ports::Port;
+use crate::sync::{lock, read_lock};
 use crate::tm::Queued;
 
 impl Switch {
@@ -20,9 +21,9 @@ impl Switch {
         loop {
             // One thread at a time takes and finishes a departure, so the
             // packet, scheduler and caller threads keep each queue's order.
-            let _turn = self.egress_turn.lock().unwrap_or_else(lock_err);
+            let _turn = lock(&self.egress_turn);
             let now = self.clock.now_ns();
-            let next = self.tm.lock().unwrap_or_else(lock_err).pop_due(now);
+            let next = lock(&self.tm).pop_due(now);
             if let Some((q, left)) = next {
                 self.egress(l, ctx, q, left, now);
                 continue;
@@ -30,17 +31,21 @@ impl Switch {
             if !self.links_active.load(Ordering::Relaxed) {
                 break;
             }
-            let landed = self.links.lock().unwrap_or_else(lock_err).pop_landed(now);
+            let landed = lock(&self.links).pop_landed(now, &mut ctx.landed);
             let Some(p) = landed else { break };
+            // Out of `ctx` while ingress borrows it; back in for the links
+            // to reuse.
+            let data = std::mem::take(&mut ctx.landed);
             match p.dir {
-                Direction::In => self.process(l, ctx, p.port, &p.data, &FROM_PORT),
+                Direction::In => self.process(l, ctx, p.port, &data, &FROM_PORT),
                 // Stamped with the scheduled time, not this thread's
                 // (possibly late) wake-up.
                 Direction::Out => {
                     let trace = self.trace.load(Ordering::Relaxed);
-                    self.deliver(p.port, &p.data, p.lands_ns, trace);
+                    self.deliver(p.port, &data, p.lands_ns, trace);
                 }
             }
+            ctx.landed = data;
         }
     }
 
@@ -58,7 +63,7 @@ impl Switch {
         let std = &prog.std;
         let trace = self.trace.load(Ordering::Relaxed);
         if q.generation != l.generation {
-            self.tm.lock().unwrap_or_else(lock_err).recycle(q);
+            lock(&self.tm).recycle(q);
             return;
         }
         let phv = &mut q.phv;
@@ -123,7 +128,7 @@ impl Switch {
                 }
             }
         }
-        let mut tm = self.tm.lock().unwrap_or_else(lock_err);
+        let mut tm = lock(&self.tm);
         if sent {
             tm.port(q.port).tx_packets += 1;
         }
@@ -157,13 +162,13 @@ impl Switch {
     ) -> bool {
         let serializing = depart_ns > now_ns;
         if serializing || self.links_active.load(Ordering::Relaxed) {
-            let mut links = self.links.lock().unwrap_or_else(lock_err);
+            let mut links = lock(&self.links);
             // A thread that woke late may take this packet before landing the
             // port's previous one: it queues behind it on the wire, in order.
             if serializing || links.delay_ns(port) > 0 || links.holds_out(port) {
                 // Set before the packet is on the wire, so run_due looks.
                 self.links_active.store(true, Ordering::SeqCst);
-                let lands_ns = links.send(Direction::Out, port, data.to_vec(), depart_ns);
+                let lands_ns = links.send(Direction::Out, port, data, depart_ns);
                 drop(links);
                 if trace {
                     eprintln!(
@@ -192,7 +197,7 @@ impl Switch {
             }
             return kept;
         }
-        let ports = self.ports.read().unwrap_or_else(lock_err);
+        let ports = read_lock(&self.ports);
         match ports.by_number.get(&port) {
             Some(Port::Memory) => {
                 let sent = self.memory.push(port, data, now_ns);
@@ -237,7 +242,7 @@ impl Switch {
         if !self.tx_pending.swap(false, Ordering::Relaxed) {
             return;
         }
-        let ports = self.ports.read().unwrap_or_else(lock_err);
+        let ports = read_lock(&self.ports);
         for p in ports.by_number.values() {
             if let Port::Interface(s) = p {
                 if let Err(e) = s.flush() {

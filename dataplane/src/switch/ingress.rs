@@ -3,12 +3,13 @@
 
 use std::sync::atomic::Ordering;
 
-use super::{lock_err, value_bytes, Ctx, Loaded, Switch};
-use crate::checksum;
+use super::{value_bytes, Ctx, Loaded, Switch};
 use crate::links::Direction;
-use crate::packet::{deparser, parser, Phv};
-use crate::pipeline::{Effects, Exec, DROP_PORT};
+use crate::packet::{deparser, Phv};
+use crate::pipeline::checksum;
+use crate::pipeline::{parser, Effects, Exec, DROP_PORT};
 use crate::program::Program;
+use crate::sync::{lock, read_lock};
 use crate::tm::{Arrival, TrafficManager};
 
 /// BMv2's standard_metadata.instance_type values.
@@ -71,9 +72,9 @@ impl Switch {
     /// ingress.
     pub(super) fn receive(&self, l: &Loaded, ctx: &mut Ctx, port: u32, data: &[u8]) {
         if self.links_active.load(Ordering::Relaxed) {
-            let mut links = self.links.lock().unwrap_or_else(lock_err);
+            let mut links = lock(&self.links);
             if links.delay_ns(port) > 0 {
-                let lands_ns = links.send(Direction::In, port, data.to_vec(), self.clock.now_ns());
+                let lands_ns = links.send(Direction::In, port, data, self.clock.now_ns());
                 drop(links);
                 self.wake_for(lands_ns);
                 return;
@@ -145,7 +146,7 @@ impl Switch {
             passes: origin.passes,
             truncate: effects.truncate,
         };
-        let mut tm = self.tm.lock().unwrap_or_else(lock_err);
+        let mut tm = lock(&self.tm);
         if origin.instance_type == INSTANCE_NORMAL {
             tm.port(in_port).rx_packets += 1;
         }
@@ -170,7 +171,7 @@ impl Switch {
         let mcast = phv.get_opt(std.mcast_grp);
         let spec = phv.get_opt(std.egress_spec);
         if mcast != 0 {
-            let pre = self.pre.read().unwrap_or_else(lock_err);
+            let pre = read_lock(&self.pre);
             match u32::try_from(mcast).ok().and_then(|g| pre.group(g)) {
                 Some(replicas) => {
                     phv.set_opt(prog, std.instance_type, INSTANCE_REPLICATION);
@@ -258,7 +259,7 @@ impl Switch {
         session: u32,
         pass: &Pass,
     ) {
-        let pre = self.pre.read().unwrap_or_else(lock_err);
+        let pre = read_lock(&self.pre);
         let Some(s) = pre.session(session) else {
             if pass.trace {
                 eprintln!("[dp]   clone to session {session}: no such session, not cloned");

@@ -6,12 +6,18 @@
 //! depth and register cells read at one instant; `monitor.rs` the queue
 //! monitor's API and samples; `threads.rs` the packet
 //! thread for interface ports and, in real time, the scheduler thread that
-//! runs egress at each departure.
+//! runs egress at each departure. The control plane's API:
+//! `control_plane.rs` tables and value sets, `externs.rs` registers,
+//! counters and meters, `replication.rs` multicast groups and clone
+//! sessions.
 
+mod control_plane;
 mod egress;
+mod externs;
 mod ingress;
 mod monitor;
 mod queues;
+mod replication;
 mod snapshot;
 mod threads;
 
@@ -21,6 +27,7 @@ use std::thread::JoinHandle;
 
 use crate::clock::Clock;
 use crate::cpu::Mailbox;
+use crate::error::{ApiError, ApiResult};
 use crate::links::Links;
 use crate::monitor::Monitor;
 use crate::packet::Phv;
@@ -28,18 +35,10 @@ use crate::pipeline::{Runtime, DROP_PORT};
 use crate::ports::{AfPacket, MemoryOutput, Port, Ports};
 use crate::pre::Pre;
 use crate::program::{self, width_mask, Program};
+use crate::sync::{lock, read_lock, write_lock};
 use crate::tm::{Rate, TrafficManager};
 
-/// Errors of the control-plane API; python.rs maps them to KeyError and
-/// ValueError.
-#[derive(Debug)]
-pub enum ApiError {
-    NotFound(String),
-    Invalid(String),
-}
-
-pub type ApiResult<T> = Result<T, ApiError>;
-
+pub use control_plane::ApiKey;
 pub use monitor::MonitorRequest;
 pub use snapshot::QueueSnapshot;
 
@@ -62,6 +61,9 @@ pub struct Ctx {
     scratch: Vec<u8>,
     hash_buf: Vec<u8>,
     out: Vec<u8>,
+    /// The last packet a link landed: its buffer goes back to the links
+    /// with the next one.
+    landed: Vec<u8>,
     generation: u64,
 }
 
@@ -141,10 +143,6 @@ pub struct Switch {
     monitor: Monitor,
 }
 
-fn lock_err<T>(e: std::sync::PoisonError<T>) -> T {
-    e.into_inner()
-}
-
 /// Big-endian bytes of a `width`-bit value, in the fewest whole bytes.
 pub fn value_bytes(v: u128, width: u32) -> Vec<u8> {
     let n = (width.div_ceil(8).max(1) as usize).min(16);
@@ -198,7 +196,7 @@ impl Switch {
                 "port {port} out of range (0..510; 511 is the drop port)"
             )));
         }
-        let mut ports = self.ports.write().unwrap_or_else(lock_err);
+        let mut ports = write_lock(&self.ports);
         if ports.by_number.contains_key(&port) {
             return Err(ApiError::Invalid(format!("port {port} already added")));
         }
@@ -220,7 +218,7 @@ impl Switch {
         let prog = program::load(json).map_err(ApiError::Invalid)?;
         let rt = Runtime::new(&prog, self.seed, self.atomic_actions);
         let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
-        let mut state = self.state.write().unwrap_or_else(lock_err);
+        let mut state = write_lock(&self.state);
         *state = Some(Loaded {
             prog,
             rt,
@@ -228,12 +226,12 @@ impl Switch {
         });
         self.monitor_program_changed();
         // Queued packets were laid out for the old program.
-        self.tm.lock().unwrap_or_else(lock_err).clear();
+        lock(&self.tm).clear();
         Ok(())
     }
 
     pub fn has_pipeline(&self) -> bool {
-        self.state.read().unwrap_or_else(lock_err).is_some()
+        read_lock(&self.state).is_some()
     }
 
     pub fn set_trace(&self, on: bool) {
@@ -270,11 +268,11 @@ impl Switch {
                 "port {port} out of range (0..510)"
             )));
         }
-        let state = self.state.read().unwrap_or_else(lock_err);
+        let state = read_lock(&self.state);
         let loaded = state
             .as_ref()
             .ok_or_else(|| ApiError::Invalid("no pipeline loaded".into()))?;
-        let mut ctx = self.inject_ctx.lock().unwrap_or_else(lock_err);
+        let mut ctx = lock(&self.inject_ctx);
         self.receive(loaded, &mut ctx, port, data);
         self.run_due(loaded, &mut ctx);
         self.flush_ports();

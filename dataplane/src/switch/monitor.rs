@@ -7,15 +7,16 @@
 //! departure.
 
 use std::sync::atomic::Ordering;
-use std::sync::PoisonError;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::{lock_err, ApiError, ApiResult, Loaded, Switch};
-use crate::externs::{counter_cell, register_cell};
+use super::externs::{counter_cell, register_cell};
+use super::{Loaded, Switch};
+use crate::error::{ApiError, ApiResult};
 use crate::monitor::ring::{Ring, RingStats};
 use crate::monitor::{Sampler, Targets, MAX_REGISTER_WIDTH, MIN_PERIOD_US};
 use crate::pipeline::DROP_PORT;
 use crate::program::Program;
+use crate::sync::{lock, read_lock};
 use crate::tm::TrafficManager;
 
 /// `monitor_start`'s arguments, as the caller gave them (checked here).
@@ -118,10 +119,10 @@ impl Switch {
         let capacity = check_capacity(req.capacity)?;
         // Held throughout, so no new program comes between resolving the
         // names and installing the monitor (load_pipeline stops it).
-        let state = self.state.read().unwrap_or_else(lock_err);
+        let state = read_lock(&self.state);
         let targets = self.monitor_targets(state.as_ref(), req)?;
         let layout = targets.layout();
-        let mut slot = self.monitor.sampler.lock().unwrap_or_else(lock_err);
+        let mut slot = lock(&self.monitor.sampler);
         self.monitor.next_ns.store(u64::MAX, Ordering::SeqCst);
         self.reset_queue_counts(&targets.queues);
         let counters_now = state.as_ref().map_or_else(Vec::new, |l| {
@@ -133,7 +134,7 @@ impl Switch {
         });
         let t0 = self.clock.now_ns();
         let mut s = Sampler::new(targets, t0, period_us.saturating_mul(1000), counters_now);
-        *self.monitor.ring.lock().unwrap_or_else(lock_err) = Ring::new(layout.fields(), capacity);
+        *lock(&self.monitor.ring) = Ring::new(layout.fields(), capacity);
         self.take_sample(&mut s, state.as_ref());
         *slot = Some(s);
         drop(slot);
@@ -144,7 +145,7 @@ impl Switch {
 
     /// The queues' counts start from zero (record 0's are since now).
     fn reset_queue_counts(&self, queues: &[(u32, usize)]) {
-        let mut tm = self.tm.lock().unwrap_or_else(lock_err);
+        let mut tm = lock(&self.tm);
         for &(port, qid) in queues {
             tm.port(port);
             tm.take_counts(port, qid);
@@ -155,13 +156,13 @@ impl Switch {
     /// looks again. Under `tm`, so it cannot miss the notification between
     /// computing its wait and sleeping.
     fn wake_scheduler(&self) {
-        let _tm = self.tm.lock().unwrap_or_else(lock_err);
+        let _tm = lock(&self.tm);
         self.tm_wake.notify_all();
     }
 
     /// Stops the monitor; its records stay until taken. Idempotent.
     pub fn monitor_stop(&self) {
-        let mut slot = self.monitor.sampler.lock().unwrap_or_else(lock_err);
+        let mut slot = lock(&self.monitor.sampler);
         self.monitor.next_ns.store(u64::MAX, Ordering::SeqCst);
         *slot = None;
     }
@@ -169,22 +170,18 @@ impl Switch {
     /// Removes and returns the oldest `max_records` records (all if 0),
     /// packed as little-endian u64s. Takes only the ring's lock.
     pub fn monitor_take(&self, max_records: usize) -> Vec<u8> {
-        self.monitor
-            .ring
-            .lock()
-            .unwrap_or_else(lock_err)
-            .take(max_records)
+        lock(&self.monitor.ring).take(max_records)
     }
 
     pub fn monitor_stats(&self) -> RingStats {
-        self.monitor.ring.lock().unwrap_or_else(lock_err).stats()
+        lock(&self.monitor.ring).stats()
     }
 
     /// A new program is loaded (the caller holds the state's write lock):
     /// a monitor naming registers or counters stops, since their names may
     /// be gone; one of queues only keeps running.
     pub(super) fn monitor_program_changed(&self) {
-        let mut slot = self.monitor.sampler.lock().unwrap_or_else(lock_err);
+        let mut slot = lock(&self.monitor.sampler);
         if slot
             .as_ref()
             .is_some_and(|s| s.targets.names_program_objects())
@@ -205,7 +202,7 @@ impl Switch {
         if self.clock.now_ns() < self.monitor.next_ns.load(Ordering::SeqCst) {
             return;
         }
-        let mut slot = self.monitor.sampler.lock().unwrap_or_else(lock_err);
+        let mut slot = lock(&self.monitor.sampler);
         if let Some(s) = slot.as_mut() {
             if self.clock.now_ns() >= s.next_instant_ns() {
                 self.take_sample(s, l);
@@ -214,7 +211,7 @@ impl Switch {
     }
 
     fn monitor_targets(&self, l: Option<&Loaded>, req: &MonitorRequest) -> ApiResult<Targets> {
-        let n = self.tm.lock().unwrap_or_else(lock_err).priority_queues();
+        let n = lock(&self.tm).priority_queues();
         let queues = req
             .queues
             .iter()
@@ -240,7 +237,7 @@ impl Switch {
     /// queues, cells and counters under the locks; into the ring after.
     fn take_sample(&self, s: &mut Sampler, l: Option<&Loaded>) {
         let missed = {
-            let mut tm = self.tm.lock().unwrap_or_else(lock_err);
+            let mut tm = lock(&self.tm);
             let now = self.clock.now_ns();
             let (k, missed) = s.claim(now);
             s.put_header(k, now / 1000, realtime_ns());
@@ -250,7 +247,7 @@ impl Switch {
             }
             missed
         };
-        let mut ring = self.monitor.ring.lock().unwrap_or_else(lock_err);
+        let mut ring = lock(&self.monitor.ring);
         ring.add_missed(missed);
         ring.push(s.record());
         self.monitor
@@ -284,11 +281,7 @@ fn sample_program(l: &Loaded, s: &mut Sampler) {
         .targets
         .arrays
         .iter()
-        .map(|&r| {
-            l.rt.registers[r]
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-        })
+        .map(|&r| lock(&l.rt.registers[r]))
         .collect();
     for j in 0..s.targets.cells.len() {
         let (r, i) = s.targets.cells[j];

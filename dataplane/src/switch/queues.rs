@@ -3,9 +3,11 @@
 
 use std::sync::atomic::Ordering;
 
-use super::{lock_err, ApiError, ApiResult, QueueSettings, Switch};
+use super::{QueueSettings, Switch};
+use crate::error::{ApiError, ApiResult};
 use crate::pipeline::DROP_PORT;
 use crate::ports::Port;
+use crate::sync::{lock, read_lock};
 use crate::tm::{QueueConfig, Rate, TrafficManager};
 
 impl Switch {
@@ -19,13 +21,11 @@ impl Switch {
             ));
         }
         let target = self.clock.now_ns().saturating_add(us.saturating_mul(1000));
-        let state = self.state.read().unwrap_or_else(lock_err);
-        let mut ctx = self.inject_ctx.lock().unwrap_or_else(lock_err);
+        let state = read_lock(&self.state);
+        let mut ctx = lock(&self.inject_ctx);
         loop {
             let due = |t: &u64| *t <= target;
-            let event = self
-                .next_event_ns(&self.tm.lock().unwrap_or_else(lock_err))
-                .filter(due);
+            let event = self.next_event_ns(&lock(&self.tm)).filter(due);
             let sample = self.monitor_next_ns().filter(due);
             match (event, sample, state.as_ref()) {
                 // An event at a sample's instant runs first: the sample
@@ -59,9 +59,7 @@ impl Switch {
                 c.depth_bytes = s.depth_bytes;
             }
         };
-        self.tm
-            .lock()
-            .unwrap_or_else(lock_err)
+        lock(&self.tm)
             .configure(port, queue, apply)
             .map_err(ApiError::Invalid)
     }
@@ -87,7 +85,7 @@ impl Switch {
             } else {
                 Rate::Bps(r)
             };
-            let mut tm = self.tm.lock().unwrap_or_else(lock_err);
+            let mut tm = lock(&self.tm);
             // Each queue drains at the line's rate, and the queues share
             // the line.
             tm.configure(port, None, |c| c.rate = rate)
@@ -95,7 +93,7 @@ impl Switch {
             tm.port(port).line_rate = (r != 0).then_some(rate);
         }
         if let Some(d) = delay_us {
-            let mut links = self.links.lock().unwrap_or_else(lock_err);
+            let mut links = lock(&self.links);
             links.set_delay(port, d.saturating_mul(1000));
             if links.any_delay() {
                 self.links_active.store(true, Ordering::SeqCst);
@@ -109,13 +107,13 @@ impl Switch {
     pub fn port_stats(&self, port: u32) -> Vec<(String, u64)> {
         // Sends are batched: a packet counts as sent when queued, and one the
         // interface refuses later moves from tx_packets to tx_drops.
-        let ports = self.ports.read().unwrap_or_else(lock_err);
+        let ports = read_lock(&self.ports);
         let (rx_drops, tx_drops) = match ports.by_number.get(&port) {
             Some(Port::Interface(s)) => (s.rx_dropped(), s.tx_dropped()),
             _ => (0, 0),
         };
         drop(ports);
-        let mut tm = self.tm.lock().unwrap_or_else(lock_err);
+        let mut tm = lock(&self.tm);
         let p = tm.port(port);
         let mut out = vec![
             ("rx_packets".to_owned(), p.rx_packets),
@@ -139,7 +137,7 @@ impl Switch {
     /// context switch per packet. An event already due is left to the
     /// calling thread, whose `run_due` follows every packet it receives.
     pub(super) fn wake_for(&self, at_ns: u64) {
-        let tm = self.tm.lock().unwrap_or_else(lock_err);
+        let tm = lock(&self.tm);
         self.wake_for_locked(&tm, at_ns);
     }
 
@@ -163,7 +161,7 @@ impl Switch {
 
     /// The next departure or landing, given the locked traffic manager.
     pub(super) fn next_event_ns(&self, tm: &TrafficManager) -> Option<u64> {
-        let landing = self.links.lock().unwrap_or_else(lock_err).next_landing_ns();
+        let landing = lock(&self.links).next_landing_ns();
         match (tm.next_dequeue_ns(), landing) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),

@@ -2,11 +2,11 @@
 //! the queue monitor: no packet enters or leaves the queue, and no action
 //! writes the cells, between the reads.
 
-use std::sync::PoisonError;
-
-use super::{lock_err, ApiError, ApiResult, Switch};
-use crate::externs::register_cell;
+use super::externs::register_cell;
+use super::Switch;
+use crate::error::{ApiError, ApiResult};
 use crate::pipeline::DROP_PORT;
+use crate::sync::{lock, read_lock};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QueueSnapshot {
@@ -35,7 +35,7 @@ impl Switch {
                 "port {port} out of range (0..510)"
             )));
         }
-        let state = self.state.read().unwrap_or_else(lock_err);
+        let state = read_lock(&self.state);
         let cells = match state.as_ref() {
             Some(l) => registers
                 .iter()
@@ -48,7 +48,7 @@ impl Switch {
         arrays.sort_unstable();
         arrays.dedup();
 
-        let tm = self.tm.lock().unwrap_or_else(lock_err);
+        let tm = lock(&self.tm);
         let n = tm.priority_queues();
         if queue >= n {
             return Err(ApiError::Invalid(format!(
@@ -59,14 +59,7 @@ impl Switch {
             .port_ref(port)
             .map_or((0, 0), |p| (p.queues[queue].len(), p.queues[queue].bytes()));
         let guards: Vec<_> = match state.as_ref() {
-            Some(l) => arrays
-                .iter()
-                .map(|&r| {
-                    l.rt.registers[r]
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                })
-                .collect(),
+            Some(l) => arrays.iter().map(|&r| lock(&l.rt.registers[r])).collect(),
             None => Vec::new(),
         };
         let values = cells

@@ -6,8 +6,10 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::{lock_err, ApiError, ApiResult, Ctx, Switch};
+use super::{Ctx, Switch};
+use crate::error::{ApiError, ApiResult};
 use crate::ports::AfPacket;
+use crate::sync::{lock, read_lock, wait_timeout};
 
 /// Longest sleep of the scheduler thread: it rechecks `running` this often.
 const SCHEDULER_IDLE: Duration = Duration::from_millis(100);
@@ -42,12 +44,12 @@ impl Switch {
                 .spawn(f)
                 .map_err(|e| ApiError::Invalid(format!("cannot start {name} thread: {e}")))
         };
-        let mut threads = self.threads.lock().unwrap_or_else(lock_err);
+        let mut threads = lock(&self.threads);
         if !self.clock.is_virtual() {
             let sw = Arc::clone(self);
             threads.push(spawn("p4dp-sched", Box::new(move || sw.scheduler_loop()))?);
         }
-        let ifs = self.ports.read().unwrap_or_else(lock_err).interfaces();
+        let ifs = read_lock(&self.ports).interfaces();
         if !ifs.is_empty() {
             let sw = Arc::clone(self);
             threads.push(spawn("p4dp-rx", Box::new(move || sw.rx_loop(&ifs)))?);
@@ -59,12 +61,7 @@ impl Switch {
     pub fn stop(&self) {
         self.running.store(false, Ordering::SeqCst);
         self.tm_wake.notify_all();
-        let handles: Vec<_> = self
-            .threads
-            .lock()
-            .unwrap_or_else(lock_err)
-            .drain(..)
-            .collect();
+        let handles: Vec<_> = lock(&self.threads).drain(..).collect();
         for h in handles {
             let _ = h.join();
         }
@@ -77,14 +74,14 @@ impl Switch {
         let mut ctx = Ctx::default();
         while self.running.load(Ordering::SeqCst) {
             {
-                let state = self.state.read().unwrap_or_else(lock_err);
+                let state = read_lock(&self.state);
                 if let Some(l) = state.as_ref() {
                     self.run_due(l, &mut ctx);
                 }
                 self.monitor_tick(state.as_ref());
             }
             self.flush_ports();
-            let tm = self.tm.lock().unwrap_or_else(lock_err);
+            let tm = lock(&self.tm);
             if !self.running.load(Ordering::SeqCst) {
                 break;
             }
@@ -98,7 +95,7 @@ impl Switch {
                 now.saturating_add(wait.as_nanos() as u64),
                 Ordering::Relaxed,
             );
-            let (_tm, _) = self.tm_wake.wait_timeout(tm, wait).unwrap_or_else(lock_err);
+            let _tm = wait_timeout(&self.tm_wake, tm, wait);
             // Awake: it looks at the queues again before it sleeps.
             self.scheduler_wakes_ns.store(0, Ordering::Relaxed);
         }
@@ -118,7 +115,7 @@ impl Switch {
         while self.running.load(Ordering::SeqCst) {
             let mut taken = 0;
             {
-                let state = self.state.read().unwrap_or_else(lock_err);
+                let state = read_lock(&self.state);
                 for (port, sock) in ifs {
                     taken += sock.recv_batch(RX_BATCH, |data| {
                         if let Some(l) = state.as_ref() {

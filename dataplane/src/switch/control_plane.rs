@@ -2,9 +2,11 @@
 //! P4Runtime server, through python.rs). They take the state's write lock,
 //! which packet threads honour between packets.
 
+use super::{value_bytes, Loaded, Switch};
+use crate::error::{ApiError, ApiResult};
 use crate::pipeline::table::TableState;
 use crate::program::{width_mask, ActionCall, Entry, KeyValue, MatchKind, Program};
-use crate::switch::{value_bytes, ApiError, ApiResult, Loaded, Switch};
+use crate::sync::{read_lock, write_lock};
 
 /// One match field as the API receives it; byte strings are big-endian.
 #[derive(Debug)]
@@ -198,7 +200,7 @@ impl Switch {
         data: &[Vec<u8>],
         priority: i64,
     ) -> ApiResult<u64> {
-        let mut state = self.state.write().unwrap_or_else(|e| e.into_inner());
+        let mut state = write_lock(&self.state);
         let l = loaded(&mut state)?;
         let t = table_index(&l.prog, table)?;
         mutable(&l.prog, t)?;
@@ -227,7 +229,7 @@ impl Switch {
         action: &str,
         data: &[Vec<u8>],
     ) -> ApiResult<()> {
-        let mut state = self.state.write().unwrap_or_else(|e| e.into_inner());
+        let mut state = write_lock(&self.state);
         let l = loaded(&mut state)?;
         let t = table_index(&l.prog, table)?;
         mutable(&l.prog, t)?;
@@ -241,7 +243,7 @@ impl Switch {
     }
 
     pub fn table_delete(&self, table: &str, handle: u64) -> ApiResult<()> {
-        let mut state = self.state.write().unwrap_or_else(|e| e.into_inner());
+        let mut state = write_lock(&self.state);
         let l = loaded(&mut state)?;
         let t = table_index(&l.prog, table)?;
         mutable(&l.prog, t)?;
@@ -254,7 +256,7 @@ impl Switch {
     }
 
     pub fn table_set_default(&self, table: &str, action: &str, data: &[Vec<u8>]) -> ApiResult<()> {
-        let mut state = self.state.write().unwrap_or_else(|e| e.into_inner());
+        let mut state = write_lock(&self.state);
         let l = loaded(&mut state)?;
         let t = table_index(&l.prog, table)?;
         let call = action_call(&l.prog, t, action, data)?;
@@ -273,7 +275,7 @@ impl Switch {
     }
 
     pub fn table_clear(&self, table: &str) -> ApiResult<()> {
-        let mut state = self.state.write().unwrap_or_else(|e| e.into_inner());
+        let mut state = write_lock(&self.state);
         let l = loaded(&mut state)?;
         let t = table_index(&l.prog, table)?;
         mutable(&l.prog, t)?;
@@ -284,7 +286,7 @@ impl Switch {
     /// Replaces every member of a value set; each member is the select key's
     /// parts concatenated, as big-endian bytes.
     pub fn value_set_set(&self, name: &str, members: &[Vec<u8>]) -> ApiResult<()> {
-        let mut state = self.state.write().unwrap_or_else(|e| e.into_inner());
+        let mut state = write_lock(&self.state);
         let l = loaded(&mut state)?;
         let vs = value_set_index(&l.prog, name)?;
         let set = &mut l.prog.value_sets[vs];
@@ -306,7 +308,7 @@ impl Switch {
     /// The members of a value set in the order they were set, each in the
     /// fewest whole bytes of the set's width.
     pub fn value_set_get(&self, name: &str) -> ApiResult<Vec<Vec<u8>>> {
-        let state = self.state.read().unwrap_or_else(|e| e.into_inner());
+        let state = read_lock(&self.state);
         let l = state
             .as_ref()
             .ok_or_else(|| ApiError::Invalid("no pipeline loaded".into()))?;

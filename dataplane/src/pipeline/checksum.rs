@@ -1,8 +1,8 @@
 //! Hash and checksum calculations (`calculations` in the JSON) and the
 //! v1model verify/update checksum steps built on them.
 
+use super::expr::eval;
 use crate::packet::{write_bits, Phv};
-use crate::pipeline::expr::eval;
 use crate::program::{width_mask, Algorithm, CalcInput, Program};
 
 /// Packs the calculation's inputs MSB first into `buf` and hashes them.

@@ -4,11 +4,14 @@
 
 use std::sync::atomic::Ordering;
 
-use crate::control_plane::bytes_value;
+use super::control_plane::bytes_value;
+use super::{value_bytes, Loaded, Switch};
+use crate::error::{ApiError, ApiResult};
+
 use crate::pipeline::meter::MeterConfig;
 use crate::pipeline::table::DirectState;
 use crate::program::{width_mask, Program};
-use crate::switch::{value_bytes, ApiError, ApiResult, Loaded, Switch};
+use crate::sync::{lock, read_lock};
 
 fn not_found(kind: &str, name: &str) -> ApiError {
     ApiError::NotFound(format!("unknown {kind} '{name}'"))
@@ -108,7 +111,7 @@ fn direct<'a>(
 
 impl Switch {
     fn with_loaded<T>(&self, f: impl FnOnce(&Loaded) -> ApiResult<T>) -> ApiResult<T> {
-        let state = self.state.read().unwrap_or_else(|e| e.into_inner());
+        let state = read_lock(&self.state);
         let l = state
             .as_ref()
             .ok_or_else(|| ApiError::Invalid("no pipeline loaded".into()))?;
@@ -119,7 +122,7 @@ impl Switch {
         self.with_loaded(|l| {
             let (r, i) = register_cell(&l.prog, name, index)?;
             // The array's lock: atomic against an action that holds it.
-            let cells = l.rt.registers[r].lock().unwrap_or_else(|e| e.into_inner());
+            let cells = lock(&l.rt.registers[r]);
             Ok(value_bytes(cells[i], l.prog.registers[r].width))
         })
     }
@@ -129,7 +132,7 @@ impl Switch {
             let (r, i) = register_cell(&l.prog, name, index)?;
             let width = l.prog.registers[r].width;
             let v = bytes_value(value, width) & width_mask(width);
-            l.rt.registers[r].lock().unwrap_or_else(|e| e.into_inner())[i] = v;
+            lock(&l.rt.registers[r])[i] = v;
             Ok(())
         })
     }
@@ -195,10 +198,7 @@ impl Switch {
             let m = meter(&l.prog, name)?;
             let i = check_index("meter", name, index, l.prog.meters[m].size)?;
             let c = meter_config(cir, cburst, pir, pburst)?;
-            l.rt.meters[m][i]
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .set(c, now);
+            lock(&l.rt.meters[m][i]).set(c, now);
             Ok(())
         })
     }
@@ -208,10 +208,7 @@ impl Switch {
         self.with_loaded(|l| {
             let m = meter(&l.prog, name)?;
             let i = check_index("meter", name, index, l.prog.meters[m].size)?;
-            Ok(l.rt.meters[m][i]
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .config())
+            Ok(lock(&l.rt.meters[m][i]).config())
         })
     }
 
@@ -228,10 +225,7 @@ impl Switch {
         self.with_loaded(|l| {
             let d = direct(l, table, handle, true)?;
             let c = meter_config(cir, cburst, pir, pburst)?;
-            d.meter
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .set(c, now);
+            lock(&d.meter).set(c, now);
             Ok(())
         })
     }
@@ -240,7 +234,7 @@ impl Switch {
     pub fn direct_meter_get(&self, table: &str, handle: u64) -> ApiResult<Option<MeterConfig>> {
         self.with_loaded(|l| {
             let d = direct(l, table, handle, true)?;
-            Ok(d.meter.lock().unwrap_or_else(|e| e.into_inner()).config())
+            Ok(lock(&d.meter).config())
         })
     }
 }

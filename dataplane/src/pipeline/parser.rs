@@ -2,10 +2,12 @@
 //! the PHV. Errors follow BMv2: parsing stops, `standard_metadata.parser_error`
 //! is set and the packet still goes to ingress.
 
-use super::{read_bits, read_header, Phv};
-use crate::pipeline::expr::eval;
-use crate::pipeline::{Exec, Flow};
-use crate::program::{width_mask, KeyPart, ParserOp, Program, TransitionMatch};
+use super::expr::eval;
+use super::{Exec, Flow};
+use crate::packet::{read_bits, read_header, Phv};
+use crate::program::{
+    width_mask, KeyPart, ParseState, ParserOp, Program, Transition, TransitionMatch,
+};
 
 /// Bound on visited states: without header stacks a parser cannot make
 /// progress forever, but a malformed program could loop without extracting.
@@ -107,24 +109,7 @@ pub fn parse(exec: &mut Exec, phv: &mut Phv, data: &[u8]) -> usize {
             };
             exec.key.push(v);
         }
-        let chosen = st.transitions.iter().find(|t| match &t.matches {
-            TransitionMatch::Default => true,
-            TransitionMatch::Values(vals) => vals
-                .iter()
-                .zip(exec.key.iter())
-                .all(|(&(v, m), &k)| k & m == v),
-            TransitionMatch::ValueSet(vs) => {
-                let set = &prog.value_sets[*vs];
-                let key = concat_key(exec.key, &st.key_widths);
-                let hit = set.contains(key);
-                if exec.trace {
-                    let verdict = if hit { "matched" } else { "not matched" };
-                    eprintln!("[dp]     value set {} {verdict} by key {key:#x}", set.name);
-                }
-                hit
-            }
-        });
-        match chosen {
+        match choose(prog, st, exec.key, exec.trace) {
             Some(t) => state = t.next,
             None => {
                 set_error(prog, phv, u128::from(prog.error_no_match), exec.trace);
@@ -133,6 +118,31 @@ pub fn parse(exec: &mut Exec, phv: &mut Phv, data: &[u8]) -> usize {
         }
     }
     pos
+}
+
+/// The state's first transition whose match takes the select key.
+fn choose<'p>(
+    prog: &'p Program,
+    st: &'p ParseState,
+    key: &[u128],
+    trace: bool,
+) -> Option<&'p Transition> {
+    st.transitions.iter().find(|t| match &t.matches {
+        TransitionMatch::Default => true,
+        TransitionMatch::Values(vals) => {
+            vals.iter().zip(key.iter()).all(|(&(v, m), &k)| k & m == v)
+        }
+        TransitionMatch::ValueSet(vs) => {
+            let set = &prog.value_sets[*vs];
+            let key = concat_key(key, &st.key_widths);
+            let hit = set.contains(key);
+            if trace {
+                let verdict = if hit { "matched" } else { "not matched" };
+                eprintln!("[dp]     value set {} {verdict} by key {key:#x}", set.name);
+            }
+            hit
+        }
+    })
 }
 
 /// The select key as a value set's member: the parts concatenated at their
