@@ -1,0 +1,86 @@
+//! Calculations (hash and checksum algorithms over fields) and the
+//! checksums that verify or update a field with one.
+
+use serde_json::Value;
+
+use super::hex::parse_hex;
+use super::{type_of, Loader, Result, Scope};
+use crate::program::json;
+use crate::program::{width_mask, Algorithm, CalcInput, Calculation, Checksum, MAX_FIELD_WIDTH};
+
+impl Loader {
+    pub(super) fn calculation(&self, c: &json::Calculation) -> Result<Calculation> {
+        let what = format!("calculation '{}'", c.name);
+        let algo = match c.algo.as_str() {
+            "csum16" => Algorithm::Csum16,
+            "crc16" => Algorithm::Crc16,
+            "crc32" => Algorithm::Crc32,
+            "identity" => Algorithm::Identity,
+            other => return Err(format!("{what}: algorithm '{other}' is not supported")),
+        };
+        let inputs = c
+            .input
+            .iter()
+            .map(|i| {
+                Ok(match type_of(i) {
+                    "field" => CalcInput::Field(self.field(&i["value"], &what)?),
+                    "header" => CalcInput::Header(self.header(&i["value"], &what)?),
+                    "payload" => CalcInput::Payload,
+                    "hexstr" => {
+                        let width = i["bitwidth"].as_u64().unwrap_or(0) as u32;
+                        if width == 0 || width > MAX_FIELD_WIDTH {
+                            return Err(format!("{what}: hexstr input needs a bitwidth 1..128"));
+                        }
+                        let v = parse_hex(i["value"].as_str().unwrap_or(""), &what)? as u128;
+                        CalcInput::Const {
+                            value: v & width_mask(width),
+                            width,
+                        }
+                    }
+                    other => return Err(format!("{what}: input type '{other}' is not supported")),
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Calculation {
+            name: c.name.clone(),
+            algo,
+            inputs,
+        })
+    }
+
+    pub(super) fn checksum(
+        &self,
+        c: &json::Checksum,
+        calcs: &[json::Calculation],
+    ) -> Result<Checksum> {
+        let what = format!("checksum '{}'", c.name);
+        if let Some(k) = &c.kind {
+            if k != "generic" && k != "ipv4" {
+                return Err(format!("{what}: checksum type '{k}' is not supported"));
+            }
+        }
+        let target = self.field(&c.target, &what)?;
+        let calculation = calcs
+            .iter()
+            .position(|x| x.name == c.calculation)
+            .ok_or_else(|| format!("{what}: unknown calculation '{}'", c.calculation))?;
+        let cond = match &c.if_cond {
+            None | Some(Value::Null) => None,
+            Some(e) => Some(self.expr(
+                e,
+                Scope {
+                    what: &what,
+                    params: 0,
+                },
+            )?),
+        };
+        Ok(Checksum {
+            name: c.name.clone(),
+            target,
+            calculation,
+            verify: c.verify.unwrap_or(true),
+            update: c.update.unwrap_or(true),
+            cond,
+        })
+    }
+}
