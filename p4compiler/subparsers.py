@@ -14,8 +14,12 @@ becomes
 
 with the sub-parser's parameters standing for the call's arguments, its constructor
 parameters for its constructor arguments, and its locals renamed into the caller. Its
-`reject` is the caller's. An `out` parameter is refused: the spec resets its argument
-(headers invalid) at the call, which needs types this pass does not have.
+`reject` is the caller's. An `out` argument starts uninitialized (spec: calling
+convention): the entry state makes its headers invalid, found through the declared
+type (typedefs, structs and unions followed); other values keep what they held, which
+the spec leaves unspecified. An `out` header stack, or an argument of a type parameter,
+is refused: a stack's next index cannot be reset here, and a type parameter's type is
+not known before type checking.
 """
 
 import copy
@@ -23,7 +27,7 @@ import dataclasses
 from typing import Any
 
 from p4compiler import ast
-from p4compiler.diagnostics import CompileError
+from p4compiler.diagnostics import CompileError, SourcePos
 from p4compiler.rewrite import fresh_names
 
 
@@ -58,11 +62,26 @@ def _rename_states(state: ast.ParserState, states: dict[str, str], accept: str) 
             case.state = target(case.state)
 
 
+def _set_invalid(pos: SourcePos, target: ast.Expression) -> ast.Statement:
+    call = ast.Call(pos, ast.Member(pos, target, "setInvalid"), [], [])
+    return ast.MethodCallStatement(pos, call)
+
+
+TypeDeclaration = (
+    ast.HeaderDeclaration
+    | ast.HeaderUnionDeclaration
+    | ast.StructDeclaration
+    | ast.TypedefDeclaration
+    | ast.EnumDeclaration
+)
+
+
 class SubparserInliner:
     def __init__(self, program: ast.Program) -> None:
         self.parsers = {
             d.name: d for d in program.declarations if isinstance(d, ast.ParserDeclaration)
         }
+        self.types = {d.name: d for d in program.declarations if isinstance(d, TypeDeclaration)}
         self.names = fresh_names(program)
         self.done: set[str] = set()
         self.active: set[str] = set()
@@ -146,6 +165,7 @@ class SubparserInliner:
         sub = copy.deepcopy(self.parsers[inst.type_ref.name])  # type: ignore[attr-defined]
         self.inlined.add(sub.name)
         names: dict[str, ast.Expression] = {}
+        resets: list[ast.Statement] = []  # out arguments' headers, invalid at the call
         for params, args, what in (
             (sub.params, call.args, "apply"),
             (sub.ctor_params, inst.args, "constructor"),
@@ -157,11 +177,7 @@ class SubparserInliner:
                 )
             for param, argument in zip(params, args, strict=True):
                 if param.direction == "out":
-                    raise CompileError(
-                        argument.pos,
-                        f"sub-parser out parameters ('{param.name}') are not supported yet;"
-                        " declare it inout",
-                    )
+                    resets += self.uninitialized(param, param.type_ref, argument.value)
                 names[param.name] = argument.value
         for local in sub.locals:
             if not isinstance(local, ast.VariableDeclaration | ast.ConstantDeclaration):
@@ -170,7 +186,8 @@ class SubparserInliner:
             names[local.name] = ast.Name(local.pos, renamed)
             local.name = renamed
         state_names = {s.name: f"{prefix}_{s.name}" for s in sub.states}
-        # Locals are initialised at each call, as the sub-parser starts.
+        # Locals are initialised at each call, as the sub-parser starts; resets name the
+        # caller's arguments, so they are added after the substitution below.
         starts: list[ast.Statement] = []
         for local in sub.locals:
             if isinstance(local, ast.VariableDeclaration) and local.init is not None:
@@ -183,10 +200,43 @@ class SubparserInliner:
             call.pos, f"{prefix}_entry", starts, ast.Name(call.pos, state_names["start"])
         )
         states = [_substitute(entry, names)]
+        states[0].stmts[:0] = resets
         for state in sub.states:
             _rename_states(state, state_names, accept)
             states.append(_substitute(state, names))
         return states
+
+    def uninitialized(
+        self, param: ast.Parameter, type_ref: ast.TypeRef, target: ast.Expression
+    ) -> list[ast.Statement]:
+        """Statements making every header in `target` (of type `type_ref`) invalid."""
+        pos = target.pos
+        if isinstance(type_ref, ast.BaseTypeRef):
+            return []
+        if isinstance(type_ref, ast.StackTypeRef):
+            raise CompileError(
+                pos,
+                f"sub-parser out parameter '{param.name}' holds a header stack, whose next"
+                " index cannot be reset at the call yet; declare it inout",
+            )
+        decl = self.types.get(type_ref.name) if isinstance(type_ref, ast.NamedTypeRef) else None
+        if decl is None:
+            raise CompileError(
+                pos,
+                f"sub-parser out parameter '{param.name}' has a type not known before type"
+                " checking (a type parameter?); declare it inout",
+            )
+        if isinstance(decl, ast.TypedefDeclaration):
+            return self.uninitialized(param, decl.type_ref, target)
+        if isinstance(decl, ast.HeaderDeclaration):
+            return [_set_invalid(pos, copy.deepcopy(target))]
+        if isinstance(decl, ast.HeaderUnionDeclaration | ast.StructDeclaration):
+            resets: list[ast.Statement] = []
+            for f in decl.fields:
+                member = ast.Member(pos, copy.deepcopy(target), f.name)
+                resets += self.uninitialized(param, f.type_ref, member)
+            return resets
+        return []  # an enum: its value is unspecified, as a bit<W>'s
 
 
 def inline_subparsers(program: ast.Program) -> ast.Program:

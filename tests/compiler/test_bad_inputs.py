@@ -254,13 +254,13 @@ CASES = {
     "inout_function_called_conditionally": ingress(
         "        if (m.x > 1 && @@g(m.x)) { m.x = 2; }"
     ).replace(INGRESS, "bool g(inout bit<8> v) { v = v + 1; return v == 3; }\n" + INGRESS),
-    # A sub-parser's out argument would have to be reset at the call: refused.
-    "subparser_out_parameter": parser(
-        "    state start { sub.apply(p, @@hdr.h); transition accept; }",
+    # A sub-parser's out header stack would need its next index reset at the call.
+    "subparser_out_stack": parser(
+        "    state start { sub.apply(p, @@hdr.st); transition accept; }",
         "    S() sub;\n",
     ).replace(
         "parser P(",
-        "parser S(packet_in q, out h_t h) { state start { transition accept; } }\nparser P(",
+        "parser S(packet_in q, out h_t[2] st) { state start { transition accept; } }\nparser P(",
         1,
     ),
     # A control-typed constructor parameter needs an instance, not a value.
