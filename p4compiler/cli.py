@@ -19,6 +19,7 @@ from p4compiler.diagnostics import CompileError
 from p4compiler.hoist import hoist_calls
 from p4compiler.lexer import tokenize
 from p4compiler.parser import parse
+from p4compiler.parser_ifs import split_parser_ifs
 from p4compiler.preprocess import preprocess
 from p4compiler.specialize import specialize_control_arguments
 from p4compiler.subparsers import inline_subparsers
@@ -92,7 +93,7 @@ def compile_program(args: argparse.Namespace) -> None:
     source = Path(args.source)
     pre = preprocess(source, [Path(d) for d in args.include], args.define, args.undef)
     parsed = parse(tokenize(pre.text, pre.lines))
-    program = specialize_control_arguments(inline_subparsers(parsed))
+    program = specialize_control_arguments(split_parser_ifs(inline_subparsers(parsed)))
     checked = check(copy_in_out(hoist_calls(program)))
     program = bmv2_json.build(checked, args.source)
     output = Path(args.output) if args.output else Path(source.with_suffix(".json").name)

@@ -1,7 +1,9 @@
-"""What the syntax-tree rewrites share (subparsers.py, specialize.py, hoist.py,
-copy_in_out.py): a walk over a tree's nodes, fresh names for temporaries, and the
-traversal of every statement list a rewrite of statements must see."""
+"""What the syntax-tree rewrites share (subparsers.py, parser_ifs.py, specialize.py,
+hoist.py, copy_in_out.py): a walk over a tree's nodes, names replaced by expressions,
+fresh names for temporaries, and the traversal of every statement list a rewrite of
+statements must see."""
 
+import copy
 import dataclasses
 from collections.abc import Iterator
 from typing import Any
@@ -19,6 +21,22 @@ def nodes(node: Any) -> Iterator[Any]:  # noqa: ANN401 - any AST node or list of
         for f in dataclasses.fields(node):
             if f.compare:  # `type`, `ref` and `resolved` are the checker's, not the tree's
                 yield from nodes(getattr(node, f.name))
+
+
+def substitute(node: Any, names: dict[str, ast.Expression]) -> Any:  # noqa: ANN401
+    """node with every Name in names replaced by a copy of its expression (in place
+    where it can be; the result is what to store)."""
+    if isinstance(node, ast.Name) and not node.is_global and node.name in names:
+        return copy.deepcopy(names[node.name])
+    if isinstance(node, list):
+        return [substitute(item, names) for item in node]
+    if isinstance(node, tuple):
+        return tuple(substitute(item, names) for item in node)
+    if isinstance(node, ast.Node):
+        for f in dataclasses.fields(node):
+            if f.compare:
+                setattr(node, f.name, substitute(getattr(node, f.name), names))
+    return node
 
 
 class NameSource:

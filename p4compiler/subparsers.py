@@ -23,28 +23,10 @@ not known before type checking.
 """
 
 import copy
-import dataclasses
-from typing import Any
 
 from p4compiler import ast
 from p4compiler.diagnostics import CompileError, SourcePos
-from p4compiler.rewrite import fresh_names
-
-
-def _substitute(node: Any, names: dict[str, ast.Expression]) -> Any:  # noqa: ANN401
-    """node with every Name in names replaced by a copy of its expression (in place
-    where it can be; the result is what to store)."""
-    if isinstance(node, ast.Name) and not node.is_global and node.name in names:
-        return copy.deepcopy(names[node.name])
-    if isinstance(node, list):
-        return [_substitute(item, names) for item in node]
-    if isinstance(node, tuple):
-        return tuple(_substitute(item, names) for item in node)
-    if isinstance(node, ast.Node):
-        for f in dataclasses.fields(node):
-            if f.compare:
-                setattr(node, f.name, _substitute(getattr(node, f.name), names))
-    return node
+from p4compiler.rewrite import fresh_names, substitute
 
 
 def _rename_states(state: ast.ParserState, states: dict[str, str], accept: str) -> None:
@@ -194,16 +176,16 @@ class SubparserInliner:
                 target = ast.Name(local.pos, local.name)
                 starts.append(ast.Assignment(local.pos, target, local.init))
                 local.init = None
-            caller.locals.append(_substitute(local, names))
+            caller.locals.append(substitute(local, names))
         # A state of its own, since the sub-parser's start may be entered again.
         entry = ast.ParserState(
             call.pos, f"{prefix}_entry", starts, ast.Name(call.pos, state_names["start"])
         )
-        states = [_substitute(entry, names)]
+        states = [substitute(entry, names)]
         states[0].stmts[:0] = resets
         for state in sub.states:
             _rename_states(state, state_names, accept)
-            states.append(_substitute(state, names))
+            states.append(substitute(state, names))
         return states
 
     def uninitialized(

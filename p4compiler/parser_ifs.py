@@ -1,0 +1,131 @@
+"""If statements in parser states become states, before type checking.
+
+A parser state may hold conditional statements (spec: parser states), but BMv2's parser
+ops have no jumps. As p4c does, a state is split at its first `if`, whose condition
+becomes a select on a boolean:
+
+    state s { A; if (c) { B } else { C } D; transition T; }
+becomes
+    state s { A; transition select(c) { true: s_tmp_0_then; default: s_tmp_0_else; } }
+    state s_tmp_0_then { B; transition s_tmp_0_join; }
+    state s_tmp_0_else { C; transition s_tmp_0_join; }
+    state s_tmp_0_join { D; transition T; }
+
+and each new state is split in turn. A variable or constant declared in the state is
+scoped to it, yet D may use it: such declarations become the parser's locals, renamed
+apart, and an initializer becomes an assignment where the declaration stood.
+"""
+
+from p4compiler import ast
+from p4compiler.rewrite import NameSource, fresh_names, nodes, substitute
+
+
+def _has_if(stmt: ast.Statement) -> bool:
+    return any(isinstance(n, ast.IfStatement) for n in nodes(stmt))
+
+
+def _flatten(stmts: list[ast.Statement]) -> list[ast.Statement]:
+    """Blocks that hold an `if` opened up, so that the split can reach it (their
+    declarations are moved to the parser's locals, so no scope is lost)."""
+    flat: list[ast.Statement] = []
+    for stmt in stmts:
+        if isinstance(stmt, ast.BlockStatement) and _has_if(stmt):
+            flat += _flatten(stmt.stmts)
+        else:
+            flat.append(stmt)
+    return flat
+
+
+class ParserIfSplitter:
+    def __init__(self, parser: ast.ParserDeclaration, names: NameSource) -> None:
+        self.parser = parser
+        self.names = names
+
+    def run(self) -> None:
+        states: list[ast.ParserState] = []
+        pending = list(self.parser.states)
+        while pending:
+            state = pending.pop(0)
+            states.append(state)
+            if any(_has_if(s) for s in state.stmts):
+                self.declarations_to_locals(state)
+                pending[:0] = self.split(state)
+        self.parser.states = states
+
+    def declarations_to_locals(self, state: ast.ParserState) -> None:
+        """The state's declarations, at any depth, as parser locals with fresh names."""
+        renamed: dict[str, ast.Expression] = {}
+        for node in list(nodes(state.stmts)):
+            if isinstance(node, ast.VariableDeclaration | ast.ConstantDeclaration):
+                fresh = f"{state.name}_{node.name}_{self.names.fresh()}"
+                renamed[node.name] = ast.Name(node.pos, fresh)
+        if not renamed:
+            return
+        state.stmts = substitute(state.stmts, renamed)
+        state.transition = substitute(state.transition, renamed)
+        state.stmts = self.hoisted(state.stmts, renamed)
+
+    def hoisted(
+        self, stmts: list[ast.Statement], renamed: dict[str, ast.Expression]
+    ) -> list[ast.Statement]:
+        out: list[ast.Statement] = []
+        for stmt in stmts:
+            if isinstance(stmt, ast.VariableDeclaration) and stmt.name in renamed:
+                name = renamed[stmt.name]
+                assert isinstance(name, ast.Name)
+                init, stmt.init, stmt.name = stmt.init, None, name.name
+                self.parser.locals.append(stmt)
+                if init is not None:
+                    out.append(ast.Assignment(stmt.pos, ast.Name(stmt.pos, stmt.name), init))
+            elif isinstance(stmt, ast.ConstantDeclaration) and stmt.name in renamed:
+                name = renamed[stmt.name]
+                assert isinstance(name, ast.Name)
+                stmt.name = name.name
+                self.parser.locals.append(stmt)
+            elif isinstance(stmt, ast.BlockStatement):
+                stmt.stmts = self.hoisted(stmt.stmts, renamed)
+                out.append(stmt)
+            elif isinstance(stmt, ast.IfStatement):
+                stmt.then = ast.BlockStatement(stmt.pos, self.hoisted([stmt.then], renamed))
+                if stmt.otherwise is not None:
+                    otherwise = self.hoisted([stmt.otherwise], renamed)
+                    stmt.otherwise = ast.BlockStatement(stmt.pos, otherwise)
+                out.append(stmt)
+            else:
+                out.append(stmt)
+        return out
+
+    def split(self, state: ast.ParserState) -> list[ast.ParserState]:
+        """The states that follow `state` once it is split at its first `if`."""
+        stmts = _flatten(state.stmts)
+        k, stmt = next((i, s) for i, s in enumerate(stmts) if isinstance(s, ast.IfStatement))
+        assert isinstance(stmt, ast.IfStatement)
+        pos = stmt.pos
+        base = f"{state.name}_{self.names.fresh()}"
+        join = ast.ParserState(pos, f"{base}_join", stmts[k + 1 :], state.transition)
+        then = ast.ParserState(pos, f"{base}_then", [stmt.then], ast.Name(pos, join.name))
+        after: list[ast.ParserState] = [then]
+        otherwise = join.name
+        if stmt.otherwise is not None:
+            other = ast.ParserState(pos, f"{base}_else", [stmt.otherwise], ast.Name(pos, join.name))
+            after.append(other)
+            otherwise = other.name
+        state.stmts = stmts[:k]
+        state.transition = ast.SelectExpression(
+            pos,
+            [stmt.cond],
+            [
+                ast.SelectCase(pos, ast.BoolLiteral(pos, True), then.name),
+                ast.SelectCase(pos, ast.Default(pos), otherwise),
+            ],
+        )
+        return [*after, join]
+
+
+def split_parser_ifs(program: ast.Program) -> ast.Program:
+    """program with every parser state's `if` turned into states (in place)."""
+    names = fresh_names(program)
+    for decl in program.declarations:
+        if isinstance(decl, ast.ParserDeclaration):
+            ParserIfSplitter(decl, names).run()
+    return program
