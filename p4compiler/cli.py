@@ -19,6 +19,7 @@ from p4compiler.diagnostics import CompileError
 from p4compiler.hoist import hoist_calls
 from p4compiler.lexer import tokenize
 from p4compiler.parser import parse
+from p4compiler.parser_functions import inline_parser_functions
 from p4compiler.parser_ifs import split_parser_ifs
 from p4compiler.preprocess import preprocess
 from p4compiler.specialize import specialize_control_arguments
@@ -93,8 +94,9 @@ def compile_program(args: argparse.Namespace) -> None:
     source = Path(args.source)
     pre = preprocess(source, [Path(d) for d in args.include], args.define, args.undef)
     parsed = parse(tokenize(pre.text, pre.lines))
-    program = specialize_control_arguments(split_parser_ifs(inline_subparsers(parsed)))
-    checked = check(copy_in_out(hoist_calls(program)))
+    program = specialize_control_arguments(inline_subparsers(parsed))
+    program = copy_in_out(hoist_calls(program))
+    checked = check(split_parser_ifs(inline_parser_functions(program)))
     program = bmv2_json.build(checked, args.source)
     output = Path(args.output) if args.output else Path(source.with_suffix(".json").name)
     _write(output, json.dumps(program.json, indent=2).encode() + b"\n")

@@ -163,7 +163,13 @@ class ParserLowering:
             if isinstance(sym, Symbol) and sym.kind == "extern_function" and sym.name == "verify":
                 args = [a.value for a in call.args]
                 return [{"parameters": [enc.boolean(args[0]), enc.data(args[1])], "op": "verify"}]
-            return [{"parameters": [p], "op": "primitive"} for p in self.call_primitives(call, enc)]
+            primitives = self.call_primitives(call, enc)
+            if any(p["op"] in ("_jump", "_jump_if_zero") for p in primitives):
+                # BMv2's parser ops run in order, with no jumps to branch by.
+                raise CompileError(
+                    stmt.pos, "a call that branches (a switch, or exit) in a parser state"
+                )
+            return [{"parameters": [p], "op": "primitive"} for p in primitives]
         raise CompileError(
             stmt.pos, f"{type(stmt).__name__} in a parser state is not supported yet"
         )

@@ -263,6 +263,14 @@ CASES = {
         "parser S(packet_in q, out h_t[2] st) { state start { transition accept; } }\nparser P(",
         1,
     ),
+    # A switch has no form in BMv2's parser, even inside a function called there.
+    "switch_in_function_in_parser": parser(
+        "    state start { f(m.x); transition accept; }"
+    ).replace(
+        "parser P(",
+        "void f(inout bit<8> v) {\n    @@switch (v) { 1: { v = 2; } }\n}\nparser P(",
+        1,
+    ),
     # A control-typed constructor parameter needs an instance, not a value.
     "control_argument_not_an_instance": ingress(
         "        o.apply(hdr.h);", "    O(@@5) o;\n"
