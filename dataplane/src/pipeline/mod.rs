@@ -280,6 +280,9 @@ impl Exec<'_> {
             Primitive::StackShift { stack, count, push } => {
                 phv.shift_stack(prog, *stack, *count, *push);
             }
+            Primitive::UnionStackShift { stack, count, push } => {
+                phv.shift_union_stack(prog, *stack, *count, *push);
+            }
             Primitive::SetValid(h, on) => phv.set_validity(prog, *h, *on),
             Primitive::MarkToDrop => {
                 phv.set_opt(prog, prog.std.egress_spec, DROP_PORT);

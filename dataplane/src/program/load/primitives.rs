@@ -102,18 +102,28 @@ impl Loader {
             }
             "push" | "pop" => {
                 c.arity(2)?;
-                if type_of(c.arg(0)?) != "header_stack" {
-                    return Err(format!("{what}: expected a header_stack"));
-                }
-                let stack = self.stack(&c.arg(0)?["value"], what)?;
                 let count = match c.data(1)? {
                     Expr::Const(c) if c >= 0 => c as usize,
                     _ => return Err(format!("{what}: count must be a constant")),
                 };
-                Primitive::StackShift {
-                    stack,
-                    count,
-                    push: c.op == "push",
+                let push = c.op == "push";
+                // Either kind of stack (JSON_format.md, core primitives).
+                match type_of(c.arg(0)?) {
+                    "header_stack" => Primitive::StackShift {
+                        stack: self.stack(&c.arg(0)?["value"], what)?,
+                        count,
+                        push,
+                    },
+                    "header_union_stack" => Primitive::UnionStackShift {
+                        stack: self.typed_union_stack(c.arg(0)?, what)?,
+                        count,
+                        push,
+                    },
+                    _ => {
+                        return Err(format!(
+                            "{what}: expected a header_stack or header_union_stack"
+                        ))
+                    }
                 }
             }
             _ => return Ok(None),
