@@ -204,6 +204,12 @@ def push_or_pop(op: str, count: str) -> dict:
         ([push_or_pop("pop", "0x01")], "05 00 01 10 02 1234 FE", "05 01 02 1234 FE"),
         # A count past the size empties the stack.
         ([push_or_pop("pop", "0x05")], "05 00 01 10 02 1234 FE", "05 01 FE"),
+        # assign_union_stack onto itself leaves the stack as it is.
+        (
+            [{"op": "assign_union_stack", "parameters": [stack(), stack()]}],
+            "05 00 01 10 02 1234 FE",
+            "05 01 01 10 02 1234 FE",
+        ),
         # Writing a member of an element by constant index, as p4c names it.
         (
             [{"op": "assign", "parameters": [field("opts[1].b", "y"), hexstr("0xbeef")]}],
@@ -301,6 +307,13 @@ def test_bad_union_stacks_are_rejected(prog: dict, message: str) -> None:
                 "parameters": [{"type": "header_union", "value": "opts[0]"}, hexstr("0x01")],
             },
             "expected a header_stack or header_union_stack",
+        ),
+        (
+            {
+                "op": "assign_union_stack",
+                "parameters": [stack(), {"type": "header_union", "value": "opts[0]"}],
+            },
+            "expected a header_union_stack, got type 'header_union'",
         ),
         (
             push_or_pop("pop", "0x01") | {"parameters": [stack("nope"), hexstr("0x01")]},

@@ -148,17 +148,31 @@ impl Phv {
         }
     }
 
+    /// Copies union `src`'s members, each with its validity, onto union `dst`
+    /// (same type).
+    pub fn copy_union(&mut self, prog: &Program, dst: usize, src: usize) {
+        let pairs = prog.unions[dst].headers.iter();
+        for (&d, &s) in pairs.zip(&prog.unions[src].headers) {
+            self.copy_header(prog, d, s);
+        }
+    }
+
+    /// A whole header union stack (`assign_union_stack`): its elements and
+    /// its next index, as BMv2 copies them.
+    pub fn copy_union_stack(&mut self, prog: &Program, dst: usize, src: usize) {
+        let pairs = prog.union_stacks[dst].unions.iter();
+        for (&d, &s) in pairs.zip(&prog.union_stacks[src].unions) {
+            self.copy_union(prog, d, s);
+        }
+        self.union_next[dst] = self.union_next[src];
+    }
+
     /// push_front or pop_front on a header union stack: elements move whole
     /// (each member with its validity), the freed ones become invalid.
     pub fn shift_union_stack(&mut self, prog: &Program, stack: usize, count: usize, push: bool) {
         let us = &prog.union_stacks[stack].unions;
         let (n, c) = (us.len(), count.min(us.len()));
-        let copy = |phv: &mut Phv, dst: usize, src: usize| {
-            let pairs = prog.unions[us[dst]].headers.iter();
-            for (&d, &s) in pairs.zip(&prog.unions[us[src]].headers) {
-                phv.copy_header(prog, d, s);
-            }
-        };
+        let copy = |phv: &mut Phv, dst: usize, src: usize| phv.copy_union(prog, us[dst], us[src]);
         let freed = if push {
             for i in (c..n).rev() {
                 copy(self, i, i - c);

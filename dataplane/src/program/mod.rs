@@ -159,6 +159,11 @@ pub enum Primitive {
         count: usize,
         push: bool,
     },
+    /// `assign_union_stack`: every element union and the next index.
+    AssignUnionStack {
+        dst: usize,
+        src: usize,
+    },
     /// push_front (true) or pop_front on a header union stack.
     UnionStackShift {
         stack: usize,

@@ -96,6 +96,18 @@ impl Loader {
                 }
                 Primitive::AssignUnion { dst, src }
             }
+            "assign_union_stack" => {
+                c.arity(2)?;
+                let (dst, src) = (
+                    self.typed_union_stack(c.arg(0)?, what)?,
+                    self.typed_union_stack(c.arg(1)?, what)?,
+                );
+                let (d, s) = (&self.union_stacks[dst], &self.union_stacks[src]);
+                if d.unions.len() != s.unions.len() || d.members != s.members {
+                    return Err(format!("{what}: union stacks of different types"));
+                }
+                Primitive::AssignUnionStack { dst, src }
+            }
             "add_header" | "remove_header" => {
                 c.arity(1)?;
                 Primitive::SetValid(self.typed_header(c.arg(0)?, what)?, c.op == "add_header")
