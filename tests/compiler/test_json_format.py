@@ -210,6 +210,7 @@ ARITY = {
 TYPED_PARAMETERS: dict[str, dict[int, str | tuple[str, ...]]] = {
     "assign_header": {0: "header", 1: "header"},
     "assign_union": {0: "header_union", 1: "header_union"},
+    "assign_union_stack": {0: "header_union_stack", 1: "header_union_stack"},
     "add_header": {0: "header"},
     "remove_header": {0: "header"},
     "mark_to_drop": {0: "header"},

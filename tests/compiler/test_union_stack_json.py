@@ -39,8 +39,10 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
 """
 INGRESS = """
 control I(inout hs hdr, inout meta_t m, inout standard_metadata_t sm) {
+    opt_t[2] saved;
     apply {
         hdr.opts.push_front(1);
+        saved = hdr.opts;
         if (hdr.opts[1].isValid()) { hdr.opts[1].b.y = 7; }
     }
 }
@@ -52,18 +54,17 @@ def test_union_stacks_are_laid_out_and_used_as_p4c_does(compile_text: CompileTex
     assert result.status == 0, result.err
     program = json.loads(result.json_path.read_text())
     unions = program["header_unions"]
-    assert [u["name"] for u in unions] == ["opts[0]", "opts[1]"]
+    assert [u["name"] for u in unions] == ["opts[0]", "opts[1]", "I.saved[0]", "I.saved[1]"]
     headers = {h["id"]: h["name"] for h in program["headers"]}
     assert [headers[i] for i in unions[1]["header_ids"]] == ["opts[1].a", "opts[1].b"]
-    assert program["header_union_stacks"] == [
-        {
-            "name": "opts",
-            "id": 0,
-            "union_type": "opt_t",
-            "size": 2,
-            "header_union_ids": [0, 1],
-        }
-    ]
+    assert program["header_union_stacks"][0] == {
+        "name": "opts",
+        "id": 0,
+        "union_type": "opt_t",
+        "size": 2,
+        "header_union_ids": [0, 1],
+    }
+    assert program["header_union_stacks"][1]["header_union_ids"] == [2, 3]
     start, parse_b = program["parsers"][0]["parse_states"]
     assert start["parser_ops"][0]["parameters"] == [{"type": "union_stack", "value": ["opts", "a"]}]
     assert start["transition_key"] == [{"type": "union_stack_field", "value": ["opts", "a", "x"]}]
@@ -72,6 +73,11 @@ def test_union_stacks_are_laid_out_and_used_as_p4c_does(compile_text: CompileTex
     prims = [p for a in program["actions"] for p in a["primitives"]]
     push = next(p for p in prims if p["op"] == "push")
     assert push["parameters"][0] == {"type": "header_union_stack", "value": "opts"}
+    copy = next(p for p in prims if p["op"] == "assign_union_stack")
+    assert copy["parameters"] == [
+        {"type": "header_union_stack", "value": "I.saved"},
+        {"type": "header_union_stack", "value": "opts"},
+    ]
     assert '"valid_union"' in json.dumps(program["pipelines"][0]["conditionals"])
     assert program["deparsers"][0]["order"] == ["opts[0].a", "opts[0].b", "opts[1].a", "opts[1].b"]
 

@@ -1,6 +1,8 @@
 // push_front and pop_front on a stack of header unions (spec 8.18, header
 // stacks): whole elements move, each with its valid member; the elements that
 // come free are invalid (no member valid) until a member is made valid.
+// Assigning a whole union stack, or one element (a union), copies each member
+// with its validity (spec 8.20, header unions).
 
 #include <core.p4>
 #include <v1model.p4>
@@ -62,6 +64,8 @@ control MyVerify(inout headers_t hdr, inout meta_t meta) {
 
 control MyIngress(inout headers_t hdr, inout meta_t meta,
                   inout standard_metadata_t sm) {
+    opt_t[3] saved;
+
     apply {
         sm.egress_spec = 1;
         if (hdr.tag.op == 1) {
@@ -73,6 +77,11 @@ control MyIngress(inout headers_t hdr, inout meta_t meta,
             hdr.opts.pop_front(1);
         } else if (hdr.tag.op == 3) {
             hdr.opts.push_front(2);
+        } else if (hdr.tag.op == 4) {
+            // Rotates the options by one.
+            saved = hdr.opts;
+            hdr.opts.pop_front(1);
+            hdr.opts[2] = saved[0];
         }
     }
 }
