@@ -77,6 +77,9 @@ def assign(lhs: ast.Expression, rhs: ast.Expression, enc: ExpressionEncoder) -> 
             raise CompileError(
                 rhs.pos, "stack values computed by expressions are not supported yet"
             )
+        if isinstance(ty.element, t.StructLike) and ty.element.kind == "header_union":
+            # As p4c: one primitive, which copies the next index too.
+            return [primitive("assign_union_stack", [enc.lvalue(lhs), enc.value(rhs)])]
         return [
             prim
             for i in range(ty.size)

@@ -119,6 +119,7 @@ class Bmv2Builder(
             *((i.name, i.header_type, i.metadata) for i in self.layout.instances),
         ]
         header_ids = {name: i for i, (name, _, _) in enumerate(instances)}
+        union_ids = {u.name: i for i, u in enumerate(self.layout.unions)}
         program = {
             "header_types": [header_type_json(h, i) for i, h in enumerate(header_types)],
             "headers": [
@@ -149,7 +150,16 @@ class Bmv2Builder(
                 }
                 for i, u in enumerate(self.layout.unions)
             ],
-            "header_union_stacks": [],
+            "header_union_stacks": [
+                {
+                    "name": st.name,
+                    "id": i,
+                    "union_type": st.union_type,
+                    "size": len(st.unions),
+                    "header_union_ids": [union_ids[u] for u in st.unions],
+                }
+                for i, st in enumerate(self.layout.union_stacks)
+            ],
             "field_lists": self.ext.field_lists,
             "errors": [[e, i] for i, e in enumerate(self.checked.errors)],
             "enums": [],

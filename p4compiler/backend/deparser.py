@@ -8,7 +8,15 @@ from __future__ import annotations
 from p4compiler import ast
 from p4compiler.backend import externs
 from p4compiler.backend.expressions import ExpressionEncoder, Json, node
-from p4compiler.backend.storage import FieldRef, HeaderRef, Layout, StackRef, StructRef, UnionRef
+from p4compiler.backend.storage import (
+    FieldRef,
+    HeaderRef,
+    Layout,
+    StackRef,
+    StructRef,
+    UnionRef,
+    UnionStackRef,
+)
 from p4compiler.diagnostics import CompileError
 from p4compiler.names import qualified_name
 from p4compiler.typecheck import Symbol, const_value
@@ -83,6 +91,11 @@ class DeparserLowering:
         if isinstance(loc, UnionRef):
             # At most one member is valid; BMv2 emits only valid headers.
             return next(u.members for u in self.layout.unions if u.name == loc.name)
+        if isinstance(loc, UnionStackRef):
+            # Each element in order, as a union (JSON_format.md, deparsers).
+            stack = next(s for s in self.layout.union_stacks if s.name == loc.name)
+            members = {u.name: u.members for u in self.layout.unions}
+            return [m for u in stack.unions for m in members[u]]
         if isinstance(loc, StructRef):
             # Emitting a struct emits its headers in field order (spec 15.3).
             prefix_len = len(loc.path)

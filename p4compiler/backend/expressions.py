@@ -21,6 +21,7 @@ from p4compiler.backend.storage import (
     StackRef,
     StructRef,
     UnionRef,
+    UnionStackRef,
     nested_field,
 )
 from p4compiler.diagnostics import CompileError
@@ -129,8 +130,15 @@ class ExpressionEncoder:
             index = const_value(e.index)
             if isinstance(stack, StackRef) and isinstance(index, int):
                 return HeaderRef(f"{stack.name}[{index}]")
-            if isinstance(stack, StructRef) and isinstance(index, int):  # a tuple
+            if isinstance(stack, StructRef | UnionStackRef) and isinstance(index, int):
+                # A tuple's element, or a union stack's (a union).
                 return self._lookup(stack.root, (*stack.path, f"[{index}]"), e)
+            if isinstance(stack, UnionStackRef):
+                # BMv2 would need dereference_union_stack, which our switch refuses
+                # as it refuses every run-time stack index.
+                raise CompileError(
+                    e.pos, "run-time indices into a header union stack are not supported yet"
+                )
             if isinstance(stack, StackRef):
                 raise CompileError(
                     e.pos,
@@ -139,7 +147,7 @@ class ExpressionEncoder:
                 )
         if isinstance(e, ast.Member) and e.ref is None:
             base = self.locate(e.expr)
-            if isinstance(base, StackRef):
+            if isinstance(base, StackRef | UnionStackRef):
                 raise CompileError(
                     e.pos, f"'{e.member}' of a stack is only supported in extract and reads"
                 )
@@ -188,6 +196,8 @@ class ExpressionEncoder:
             return node("header", loc.instance)
         if isinstance(loc, StackRef):
             return node("header_stack", loc.name)
+        if isinstance(loc, UnionStackRef):
+            return node("header_union_stack", loc.name)
         raise CompileError(e.pos, "cannot assign to this expression")
 
     # ---- values --------------------------------------------------------------------
@@ -210,19 +220,31 @@ class ExpressionEncoder:
         return self.value(e)
 
     def stack_last(self, e: ast.Expression) -> Json | None:
-        """`s.last.f` (BMv2's stack_field) and `s.lastIndex`, the parser's views of the
-        element extracted last; None for any other expression."""
+        """`s.last.f` (BMv2's stack_field), `u.last.m.f` of a union stack
+        (union_stack_field) and `s.lastIndex`, the parser's views of the element
+        extracted last; None for any other expression."""
         if not isinstance(e, ast.Member):
             return None
         inner = e.expr
         if isinstance(e.ref, Symbol) and e.ref.name == "lastIndex":
             stack = self.locate(inner)
+            if isinstance(stack, UnionStackRef):
+                return op("last_stack_index", None, node("header_union_stack", stack.name))
             assert isinstance(stack, StackRef)
             return op("last_stack_index", None, node("header_stack", stack.name))
         if e.ref is None and isinstance(inner, ast.Member) and inner.member == "last":
             stack = self.locate(inner.expr)
             if isinstance(stack, StackRef):
                 return node("stack_field", [stack.name, e.member])
+        if (
+            e.ref is None
+            and isinstance(inner, ast.Member)
+            and isinstance(inner.expr, ast.Member)
+            and inner.expr.member == "last"
+        ):
+            stack = self.locate(inner.expr.expr)
+            if isinstance(stack, UnionStackRef):
+                return node("union_stack_field", [stack.name, inner.member, e.member])
         return None
 
     def dynamic_element(self, e: ast.Expression) -> tuple[StackRef, ast.Expression] | None:
@@ -255,6 +277,11 @@ class ExpressionEncoder:
         if (arg := self.bound(e)) is not None:
             return self.value(arg)
         if (last := self.stack_last(e)) is not None:
+            if last["type"] == "union_stack_field":
+                # BMv2 reads it only as a parse state's key (JSON_format.md).
+                raise CompileError(
+                    e.pos, "'last' of a header union stack can only be read in a select key"
+                )
             return last
         if (dynamic := self.dynamic_read(e)) is not None:
             return op("d2b", None, dynamic) if isinstance(e.type, t.Bool) else dynamic
@@ -274,6 +301,8 @@ class ExpressionEncoder:
                 return node("header", loc.instance)
             if isinstance(loc, StackRef):
                 return node("header_stack", loc.name)
+            if isinstance(loc, UnionStackRef):
+                return node("header_union_stack", loc.name)
             if isinstance(loc, StructRef | HeaderStructRef):
                 raise CompileError(e.pos, "struct values are not supported here yet")
             f = field_node(loc)

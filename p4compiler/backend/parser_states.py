@@ -21,7 +21,14 @@ from p4compiler.backend.expressions import (
     node,
     param,
 )
-from p4compiler.backend.storage import SCALARS, FieldRef, HeaderRef, Layout, StackRef
+from p4compiler.backend.storage import (
+    SCALARS,
+    FieldRef,
+    HeaderRef,
+    Layout,
+    StackRef,
+    UnionStackRef,
+)
 from p4compiler.diagnostics import CompileError
 from p4compiler.names import qualified_name
 from p4compiler.typecheck import Symbol, const_value, value_set_fields
@@ -53,6 +60,18 @@ class ParserLowering:
         """`extract(hdr)`, or `extract(hdr, bits)` for a header with a varbit field,
         which BMv2 spells `extract_VL` with the length in bits as an expression."""
         arg = call.args[0].value
+        if (
+            isinstance(arg, ast.Member)
+            and isinstance(arg.expr, ast.Member)
+            and arg.expr.member == "next"
+            and isinstance(stack := enc.locate(arg.expr.expr), UnionStackRef)
+        ):
+            # `u.next.m`: member m of the union stack's next element (JSON_format.md,
+            # parser operations: extract of type union_stack).
+            if len(call.args) != 1 or self._has_varbit(f"{stack.name}[0].{arg.member}"):
+                raise CompileError(call.pos, "stacks of variable-size headers are not supported")
+            target = node("union_stack", [stack.name, arg.member])
+            return {"parameters": [target], "op": "extract"}
         if isinstance(arg, ast.Member) and arg.member == "next":
             stack = enc.locate(arg.expr)
             assert isinstance(stack, StackRef)
@@ -189,9 +208,14 @@ class ParserLowering:
         widths: list[int] = []
         for k in tr.keys:
             widths.append(t.width_of(k.type))
-            # A key is a field, a stack_field or a lookahead (JSON_format.md, parsers).
+            # A key is a field, a stack_field, a union_stack_field or a lookahead
+            # (JSON_format.md, parsers).
             peek = _lookahead(k) or enc.stack_last(k)
-            if peek is not None and peek["type"] in ("lookahead", "stack_field"):
+            if peek is not None and peek["type"] in (
+                "lookahead",
+                "stack_field",
+                "union_stack_field",
+            ):
                 key.append(peek)
                 continue
             loc = enc.locate(k) if enc.is_storage(k) else None

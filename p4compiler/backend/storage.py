@@ -69,6 +69,24 @@ class Union:
 
 
 @dataclass(frozen=True)
+class UnionStackRef:
+    """A header union stack: its elements are the unions `name[0]` ... `name[size-1]`,
+    found in the layout by path as `[i]`."""
+
+    root: Any
+    path: tuple[str, ...]
+    name: str
+    size: int
+
+
+@dataclass
+class UnionStack:
+    name: str
+    union_type: str
+    unions: list[str]  # union instance names
+
+
+@dataclass(frozen=True)
 class HeaderStructRef:
     """A struct-typed field of a header instance: its members are the header's fields
     named from `prefix` (nested_field)."""
@@ -77,7 +95,7 @@ class HeaderStructRef:
     prefix: str
 
 
-Location = HeaderRef | FieldRef | StructRef | StackRef | UnionRef | HeaderStructRef
+Location = HeaderRef | FieldRef | StructRef | StackRef | UnionRef | UnionStackRef | HeaderStructRef
 
 
 @dataclass
@@ -105,6 +123,7 @@ class Layout:
     # Union type name -> [(member, header type)], and the union instances.
     union_types: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     unions: list[Union] = field(default_factory=list)
+    union_stacks: list[UnionStack] = field(default_factory=list)
     # (root, path) -> location; a root is any hashable key naming a top-level variable.
     locations: dict[tuple[Any, tuple[str, ...]], Location] = field(default_factory=dict)
 
@@ -151,6 +170,19 @@ class Layout:
         if isinstance(ty, t.StructLike) and ty.kind == "header":
             self.add_instance(inst, self.header_type(ty), metadata=False)
             self.locations[(root, path)] = HeaderRef(inst)
+        elif (
+            isinstance(ty, t.HeaderStack)
+            and isinstance(ty.element, t.StructLike)
+            and (ty.element.kind == "header_union")
+        ):
+            # As p4c lays them out: unions `name[i]` with members `name[i].m`.
+            unions = []
+            for i in range(ty.size):
+                element = f"{inst}[{i}]"
+                self._bind(root, (*path, f"[{i}]"), ty.element, element, scal, pos)
+                unions.append(element)
+            self.union_stacks.append(UnionStack(inst, ty.element.name, unions))
+            self.locations[(root, path)] = UnionStackRef(root, path, inst, ty.size)
         elif isinstance(ty, t.HeaderStack) and isinstance(ty.element, t.StructLike):
             header_type = self.header_type(ty.element)
             elements = []

@@ -80,7 +80,8 @@ class TypeResolution:
             return ty
         if isinstance(ref, ast.StackTypeRef):
             element = self.resolve_type(ref.element, scope, tvars)
-            if not (isinstance(element, t.StructLike) and element.kind == "header"):
+            # A stack holds headers or header unions (spec 7.2.3, header stacks).
+            if not (isinstance(element, t.StructLike) and element.kind != "struct"):
                 raise CompileError(ref.pos, f"stacks of {element} are not supported yet")
             self.expr(ref.size, scope)
             size = const_value(ref.size)

@@ -206,15 +206,17 @@ ARITY = {
     "register_write": 3,
     "truncate": 1,
 }
-# Parameters that are not data, by primitive: (index, required type).
-TYPED_PARAMETERS = {
+# Parameters that are not data, by primitive: (index, required type or types).
+TYPED_PARAMETERS: dict[str, dict[int, str | tuple[str, ...]]] = {
     "assign_header": {0: "header", 1: "header"},
     "assign_union": {0: "header_union", 1: "header_union"},
+    "assign_union_stack": {0: "header_union_stack", 1: "header_union_stack"},
     "add_header": {0: "header"},
     "remove_header": {0: "header"},
     "mark_to_drop": {0: "header"},
-    "push": {0: "header_stack"},
-    "pop": {0: "header_stack"},
+    # "push and pop for stack (header stack or header union stack) manipulation".
+    "push": {0: ("header_stack", "header_union_stack")},
+    "pop": {0: ("header_stack", "header_union_stack")},
     "log_msg": {0: "string", 1: "parameters_vector"},
     "modify_field_with_hash_based_offset": {0: "field", 2: "calculation"},
     "count": {0: "counter_array"},
@@ -318,6 +320,24 @@ class Checker:
             if f[0] == v[1]:
                 return f[1]
         self.err(where, f"stack '{v[0]}' has no field '{v[1]}'")
+        return None
+
+    def union_stack_field_width(self, v: Any, where: str) -> int | None:
+        # § type value: union_stack_field is [header union stack, union member, field].
+        if not (isinstance(v, list) and len(v) == 3):
+            self.err(where, f"a union_stack_field is [stack, member, field], got {json.dumps(v)}")
+            return None
+        stack = self.names["header_union_stacks"].get(v[0])
+        if stack is None:
+            self.err(where, f"unknown header union stack '{v[0]}'")
+            return None
+        union_types = {u.get("name"): u for u in self.p.get("header_union_types", [])}
+        union_type = union_types.get(stack.get("union_type"), {})
+        members = {m[0]: m[1] for m in union_type.get("headers", [])}
+        for f in self.types.get(members.get(v[1]), {}).get("fields", []):
+            if f[0] == v[2]:
+                return f[1]
+        self.err(where, f"union stack '{v[0]}' has no field '{v[1]}.{v[2]}'")
         return None
 
     def named(self, kind: str, v: Any, where: str) -> None:
@@ -430,7 +450,10 @@ class Checker:
             self.expect(rk, UNION, w)
             return BOOL
         if op in ("last_stack_index", "size_stack"):
-            self.expect(rk, STACK, w)
+            # p4c gives a union stack's lastIndex this op too, and BMv2 evaluates it
+            # through the interface both kinds of stack share.
+            if rk != UNION_STACK:
+                self.expect(rk, STACK, w)
             return DATA
         if op in ("==", "!="):
             if lk and rk and lk != rk:
@@ -535,8 +558,11 @@ class Checker:
                 elif p.get("type") != "expression":
                     self.err(pw, "the destination is a field or an lvalue expression")
             elif i in typed:
-                if isinstance(p, dict) and p.get("type") != typed[i]:
-                    self.err(pw, f"must be of type '{typed[i]}', not '{p.get('type')}'")
+                want = typed[i]
+                allowed = want if isinstance(want, tuple) else (want,)
+                if isinstance(p, dict) and p.get("type") not in allowed:
+                    names = " or ".join(f"'{a}'" for a in allowed)
+                    self.err(pw, f"must be of type {names}, not '{p.get('type')}'")
                 if typed[i] == "field" and isinstance(p, dict):
                     self.field_ref(p.get("value"), pw, writable=True)
             elif op not in KIND_FREE:
@@ -724,7 +750,9 @@ class Checker:
                     width = val[1]
                 else:
                     self.err(kw, "a lookahead is [offset, bitwidth]")
-            elif kind != "union_stack_field":
+            elif kind == "union_stack_field":
+                width = self.union_stack_field_width(val, kw)
+            else:
                 self.err(kw, f"a transition key part cannot be of type '{kind}'")
             widths.append(width or 0)
         # "values and masks ... need to be the concatenation (in the right order) of all byte
@@ -778,6 +806,8 @@ class Checker:
         elif kind == "union_stack":
             if not (isinstance(val, list) and len(val) == 2):
                 self.err(where, "a union_stack extract is [union stack, member]")
+            else:
+                self.named("header_union_stack", val[0], where)
         else:
             self.err(where, f"extract type is regular, stack or union_stack, not '{kind}'")
 

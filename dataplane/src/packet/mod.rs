@@ -20,6 +20,8 @@ pub struct Phv {
     pub valid: Vec<bool>,
     /// Per header stack: index of the next element to extract or push.
     pub next: Vec<usize>,
+    /// The same per header union stack.
+    pub union_next: Vec<usize>,
     /// Per varbit slot (`VarbitInfo::slot`): the field's bytes.
     pub var: Vec<Vec<u8>>,
 }
@@ -32,6 +34,7 @@ impl Clone for Phv {
             values: self.values.clone(),
             valid: self.valid.clone(),
             next: self.next.clone(),
+            union_next: self.union_next.clone(),
             var: self.var.clone(),
         }
     }
@@ -40,6 +43,7 @@ impl Clone for Phv {
         self.values.clone_from(&source.values);
         self.valid.clone_from(&source.valid);
         self.next.clone_from(&source.next);
+        self.union_next.clone_from(&source.union_next);
         self.var.clone_from(&source.var);
     }
 }
@@ -50,6 +54,7 @@ impl Phv {
             values: vec![0; prog.fields.len()],
             valid: vec![false; prog.headers.len()],
             next: vec![0; prog.stacks.len()],
+            union_next: vec![0; prog.union_stacks.len()],
             var: vec![Vec::new(); prog.num_varbits],
         };
         phv.reset(prog);
@@ -65,6 +70,8 @@ impl Phv {
         self.valid.extend(prog.headers.iter().map(|h| h.metadata));
         self.next.clear();
         self.next.resize(prog.stacks.len(), 0);
+        self.union_next.clear();
+        self.union_next.resize(prog.union_stacks.len(), 0);
         // Cleared, not dropped: the allocations serve the next packet.
         self.var.resize_with(prog.num_varbits, Vec::new);
         self.var.iter_mut().for_each(Vec::clear);
@@ -138,6 +145,51 @@ impl Phv {
                 self.valid[h] = false;
             }
             self.next[stack] = self.next[stack].saturating_sub(c);
+        }
+    }
+
+    /// Copies union `src`'s members, each with its validity, onto union `dst`
+    /// (same type).
+    pub fn copy_union(&mut self, prog: &Program, dst: usize, src: usize) {
+        let pairs = prog.unions[dst].headers.iter();
+        for (&d, &s) in pairs.zip(&prog.unions[src].headers) {
+            self.copy_header(prog, d, s);
+        }
+    }
+
+    /// A whole header union stack (`assign_union_stack`): its elements and
+    /// its next index, as BMv2 copies them.
+    pub fn copy_union_stack(&mut self, prog: &Program, dst: usize, src: usize) {
+        let pairs = prog.union_stacks[dst].unions.iter();
+        for (&d, &s) in pairs.zip(&prog.union_stacks[src].unions) {
+            self.copy_union(prog, d, s);
+        }
+        self.union_next[dst] = self.union_next[src];
+    }
+
+    /// push_front or pop_front on a header union stack: elements move whole
+    /// (each member with its validity), the freed ones become invalid.
+    pub fn shift_union_stack(&mut self, prog: &Program, stack: usize, count: usize, push: bool) {
+        let us = &prog.union_stacks[stack].unions;
+        let (n, c) = (us.len(), count.min(us.len()));
+        let copy = |phv: &mut Phv, dst: usize, src: usize| phv.copy_union(prog, us[dst], us[src]);
+        let freed = if push {
+            for i in (c..n).rev() {
+                copy(self, i, i - c);
+            }
+            self.union_next[stack] = (self.union_next[stack] + c).min(n);
+            0..c
+        } else {
+            for i in 0..n - c {
+                copy(self, i, i + c);
+            }
+            self.union_next[stack] = self.union_next[stack].saturating_sub(c);
+            n - c..n
+        };
+        for &u in &us[freed] {
+            for &h in &prog.unions[u].headers {
+                self.valid[h] = false;
+            }
         }
     }
 

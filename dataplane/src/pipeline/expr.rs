@@ -54,6 +54,7 @@ pub fn eval(prog: &Program, phv: &Phv, params: &[u128], e: &Expr) -> i128 {
         // stack gives -1, which p4c's mask turns into all ones, as the
         // unsigned wrap-around would.
         Expr::LastStackIndex(st) => phv.next[*st] as i128 - 1,
+        Expr::LastUnionStackIndex(st) => phv.union_next[*st] as i128 - 1,
         Expr::ValidUnion(u) => i128::from(phv.union_valid(prog, *u)),
         Expr::HeaderEq(a, b) => i128::from(headers_equal(prog, phv, *a, *b)),
         Expr::UnionEq(a, b) => {
@@ -72,6 +73,19 @@ pub fn eval(prog: &Program, phv: &Phv, params: &[u128], e: &Expr) -> i128 {
                 field_value(prog, phv, h.first_field + off)
             }
             // BMv2 raises an error for `.last` of an empty stack; we read 0.
+            None => 0,
+        },
+        Expr::UnionStackField {
+            stack,
+            member,
+            offset,
+        } => match phv.union_next[*stack].checked_sub(1) {
+            Some(last) => {
+                let u = prog.union_stacks[*stack].unions[last];
+                let h = &prog.headers[prog.unions[u].headers[*member]];
+                field_value(prog, phv, h.first_field + offset)
+            }
+            // As for a stack_field: 0 where BMv2 raises an error.
             None => 0,
         },
         Expr::Param(i) => params.get(*i).copied().unwrap_or(0) as i128,

@@ -271,14 +271,13 @@ impl Exec<'_> {
                 phv.set(prog, *f, v);
             }
             Primitive::AssignHeader { dst, src } => phv.copy_header(prog, *dst, *src),
-            Primitive::AssignUnion { dst, src } => {
-                let pairs = prog.unions[*dst].headers.iter();
-                for (&d, &s) in pairs.zip(&prog.unions[*src].headers) {
-                    phv.copy_header(prog, d, s);
-                }
-            }
+            Primitive::AssignUnion { dst, src } => phv.copy_union(prog, *dst, *src),
+            Primitive::AssignUnionStack { dst, src } => phv.copy_union_stack(prog, *dst, *src),
             Primitive::StackShift { stack, count, push } => {
                 phv.shift_stack(prog, *stack, *count, *push);
+            }
+            Primitive::UnionStackShift { stack, count, push } => {
+                phv.shift_union_stack(prog, *stack, *count, *push);
             }
             Primitive::SetValid(h, on) => phv.set_validity(prog, *h, *on),
             Primitive::MarkToDrop => {

@@ -58,6 +58,19 @@ pub fn parse(exec: &mut Exec, phv: &mut Phv, data: &[u8]) -> usize {
                     }
                     phv.next[*st] += 1;
                 }
+                ParserOp::ExtractUnionNext { stack, member } => {
+                    let us = &prog.union_stacks[*stack];
+                    let Some(&u) = us.unions.get(phv.union_next[*stack]) else {
+                        let err = u128::from(prog.error_stack_out_of_bounds);
+                        set_error(prog, phv, err, exec.trace);
+                        return pos;
+                    };
+                    let h = prog.unions[u].headers[*member];
+                    if !extract(prog, phv, data, &mut pos, h, 0, exec.trace) {
+                        return pos;
+                    }
+                    phv.union_next[*stack] += 1;
+                }
                 ParserOp::Set(f, e) => {
                     let v = eval(prog, phv, &[], e) as u128;
                     phv.set(prog, *f, v);

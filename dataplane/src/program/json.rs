@@ -16,9 +16,11 @@ pub struct Json {
     #[serde(default)]
     pub header_stacks: Vec<HeaderStack>,
     #[serde(default)]
+    pub header_union_types: Vec<HeaderUnionType>,
+    #[serde(default)]
     pub header_unions: Vec<HeaderUnion>,
     #[serde(default)]
-    pub header_union_stacks: Vec<Value>,
+    pub header_union_stacks: Vec<HeaderUnionStack>,
     #[serde(default)]
     pub errors: Vec<(String, u32)>,
     #[serde(default)]
@@ -112,6 +114,22 @@ pub struct HeaderStack {
 pub struct HeaderUnion {
     pub name: String,
     pub header_ids: Vec<u32>,
+}
+
+/// A header union type: its members' names, in order, with their header
+/// types.
+#[derive(Debug, Deserialize)]
+pub struct HeaderUnionType {
+    pub name: String,
+    pub headers: Vec<(String, String)>,
+}
+
+/// A header union stack: its elements are header unions, by id.
+#[derive(Debug, Deserialize)]
+pub struct HeaderUnionStack {
+    pub name: String,
+    pub union_type: String,
+    pub header_union_ids: Vec<u32>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -3,9 +3,10 @@
 //!
 //! `load` checks the raw JSON (`checks`), reads it into `Json`, then a
 //! `Loader` resolves it part by part, in an order where each part finds the
-//! names it refers to already indexed: headers and fields, arrays and
-//! lists, actions (`primitives`, `expressions`), the parser, the pipelines
-//! (`tables`, `entries`), calculations and checksums.
+//! names it refers to already indexed: headers and fields, stacks, unions
+//! and union stacks, arrays and lists, actions (`primitives`,
+//! `expressions`), the parser, the pipelines (`tables`, `entries`),
+//! calculations and checksums.
 
 mod actions;
 mod arrays;
@@ -24,6 +25,7 @@ mod pipelines;
 mod primitives;
 mod std_meta;
 mod tables;
+mod union_stacks;
 mod unions;
 mod value_sets;
 mod varbit;
@@ -33,7 +35,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::json::{Json, KNOWN_KEYS};
-use super::{DirectMeter, FieldInfo, HeaderInfo, Program, StackInfo, UnionInfo};
+use super::{DirectMeter, FieldInfo, HeaderInfo, Program, StackInfo, UnionInfo, UnionStackInfo};
 
 type Result<T> = std::result::Result<T, String>;
 
@@ -70,6 +72,8 @@ struct Loader {
     unions: Vec<UnionInfo>,
     num_varbits: usize,
     union_index: HashMap<String, usize>,
+    union_stacks: Vec<UnionStackInfo>,
+    union_stack_index: HashMap<String, usize>,
     action_by_id: HashMap<u32, usize>,
     registers: HashMap<String, usize>,
     counters: HashMap<String, usize>,
@@ -93,7 +97,6 @@ struct Scope<'a> {
 impl Loader {
     fn run(mut self, j: Json) -> Result<Program> {
         reject_nonempty("extern_instances", &j.extern_instances)?;
-        reject_nonempty("header_union_stacks", &j.header_union_stacks)?;
 
         self.headers(&j)?;
         let errors = j.errors.clone();
@@ -108,6 +111,7 @@ impl Loader {
         let error_stack_out_of_bounds = err_val("StackOutOfBounds", 3);
         self.stacks(&j)?;
         self.unions(&j)?;
+        self.union_stacks(&j)?;
 
         let registers = self.registers(&j)?;
         let counters = self.counters(&j)?;
@@ -143,6 +147,7 @@ impl Loader {
             headers: self.headers,
             stacks: self.stacks,
             unions: self.unions,
+            union_stacks: self.union_stacks,
             num_varbits: self.num_varbits,
             errors,
             error_packet_too_short,

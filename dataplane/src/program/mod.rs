@@ -67,6 +67,17 @@ pub struct UnionInfo {
     pub headers: Vec<usize>,
 }
 
+/// A header union stack: its elements are ordinary unions (`name[i]`, with
+/// members `name[i].m`), plus a per-packet next index kept in the PHV.
+#[derive(Debug)]
+pub struct UnionStackInfo {
+    pub name: String,
+    pub unions: Vec<usize>,
+    /// The union type's member names: a member's position is its header's
+    /// position in every element.
+    pub members: Vec<String>,
+}
+
 /// Expressions as the evaluator sees them. Values are evaluated as `i128`,
 /// which matches BMv2's arbitrary-precision arithmetic as long as the program
 /// masks results (p4c always does) and no value reaches 2^127.
@@ -79,6 +90,15 @@ pub enum Expr {
     Valid(usize),
     /// `stack.lastIndex`: the index of the last valid element (`last_stack_index`).
     LastStackIndex(usize),
+    /// `last_stack_index` of a header union stack.
+    LastUnionStackIndex(usize),
+    /// `stack.last.member.field` in a parser key (`union_stack_field`): the
+    /// field at `offset` in member `member` of the union extracted last.
+    UnionStackField {
+        stack: usize,
+        member: usize,
+        offset: usize,
+    },
     /// A header union's isValid(): true iff one member is valid.
     ValidUnion(usize),
     /// `==` of two headers (BMv2's EQ_HEADER): both invalid, or both valid with
@@ -135,6 +155,17 @@ pub enum Primitive {
     Assign(usize, Expr),
     /// push_front (true) or pop_front of `count` elements.
     StackShift {
+        stack: usize,
+        count: usize,
+        push: bool,
+    },
+    /// `assign_union_stack`: every element union and the next index.
+    AssignUnionStack {
+        dst: usize,
+        src: usize,
+    },
+    /// push_front (true) or pop_front on a header union stack.
+    UnionStackShift {
         stack: usize,
         count: usize,
         push: bool,
@@ -356,6 +387,11 @@ pub enum ParserOp {
     ExtractVarbit(usize, Expr),
     /// Extract into the next element of a stack.
     ExtractNext(usize),
+    /// Extract into member `member` of the next element of a union stack.
+    ExtractUnionNext {
+        stack: usize,
+        member: usize,
+    },
     Set(usize, Expr),
     /// `field = packet.lookahead<bit<width>>()`: (field, offset, width).
     SetLookahead(usize, u32, u32),
@@ -510,6 +546,7 @@ pub struct Program {
     pub headers: Vec<HeaderInfo>,
     pub stacks: Vec<StackInfo>,
     pub unions: Vec<UnionInfo>,
+    pub union_stacks: Vec<UnionStackInfo>,
     /// Number of varbit slots in the PHV (one per header with a varbit field).
     pub num_varbits: usize,
     pub errors: Vec<(String, u32)>,

@@ -66,6 +66,8 @@ pub(super) fn check_ids(obj: &serde_json::Map<String, Value>) -> Result<()> {
         ("header_types", "header type"),
         ("headers", "header"),
         ("header_stacks", "header stack"),
+        ("header_unions", "header union"),
+        ("header_union_stacks", "header union stack"),
         ("parsers", "parser"),
         ("parse_vsets", "parser vset"),
         ("deparsers", "deparser"),

@@ -62,6 +62,12 @@ impl Loader {
                 ))
             }
             "expression" => self.op(val, sc)?,
+            "union_stack_field" => {
+                return Err(format!(
+                    "{what}: a union_stack_field can only be a parse state's transition_key \
+                     entry (JSON_format.md)"
+                ))
+            }
             other => {
                 return Err(format!(
                     "{what}: expression type '{other}' is not supported"
@@ -184,12 +190,18 @@ impl Loader {
             "d2b" => Expr::Unary(UnOp::D2b, operand("right")?),
             "b2d" => Expr::Unary(UnOp::B2d, operand("right")?),
             "valid" => Expr::Valid(self.typed_header(&v["right"], what)?),
-            "last_stack_index" => {
-                if type_of(&v["right"]) != "header_stack" {
-                    return Err(format!("{what}: operator '{op}' needs a header_stack"));
+            // p4c gives a union stack's lastIndex the same operator.
+            "last_stack_index" => match type_of(&v["right"]) {
+                "header_stack" => Expr::LastStackIndex(self.stack(&v["right"]["value"], what)?),
+                "header_union_stack" => {
+                    Expr::LastUnionStackIndex(self.typed_union_stack(&v["right"], what)?)
                 }
-                Expr::LastStackIndex(self.stack(&v["right"]["value"], what)?)
-            }
+                _ => {
+                    return Err(format!(
+                        "{what}: operator '{op}' needs a header_stack or header_union_stack"
+                    ))
+                }
+            },
             "valid_union" => Expr::ValidUnion(self.typed_union(&v["right"], what)?),
             "?" => Expr::Ternary(operand("cond")?, operand("left")?, operand("right")?),
             "two_comp_mod" => Expr::TwoCompMod(operand("left")?, width_of("right")?),

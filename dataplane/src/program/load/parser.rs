@@ -91,8 +91,9 @@ impl Loader {
                     key.push(KeyPart::Lookahead(off, w));
                     key_widths.push(w);
                 }
-                // A key part is a field, a stack_field or a lookahead
-                // (JSON_format.md, parsers); BMv2 refuses anything else.
+                // A key part is a field, a stack_field, a union_stack_field
+                // or a lookahead (JSON_format.md, parsers); BMv2 refuses
+                // anything else.
                 "field" | "stack_field" => {
                     let e = self.expr(k, sc)?;
                     let w = match &e {
@@ -107,10 +108,15 @@ impl Loader {
                     key.push(KeyPart::Expr(e));
                     key_widths.push(w);
                 }
+                "union_stack_field" => {
+                    let (e, w) = self.union_stack_field(&k["value"], what)?;
+                    key.push(KeyPart::Expr(e));
+                    key_widths.push(w);
+                }
                 other => {
                     return Err(format!(
                         "{what}: invalid entry in parse state key: type '{other}' \
-                         (a key part is a field, stack_field or lookahead)"
+                         (a key part is a field, stack_field, union_stack_field or lookahead)"
                     ))
                 }
             }

@@ -29,6 +29,10 @@ impl Loader {
                 match type_of(a) {
                     "regular" => ParserOp::Extract(self.fixed_header(&a["value"], opw)?),
                     "stack" => ParserOp::ExtractNext(self.stack(&a["value"], opw)?),
+                    "union_stack" => {
+                        let (stack, member) = self.union_stack_target(&a["value"], opw)?;
+                        ParserOp::ExtractUnionNext { stack, member }
+                    }
                     other => {
                         return Err(format!("{opw}: extract of type '{other}' is not supported"))
                     }

@@ -96,24 +96,46 @@ impl Loader {
                 }
                 Primitive::AssignUnion { dst, src }
             }
+            "assign_union_stack" => {
+                c.arity(2)?;
+                let (dst, src) = (
+                    self.typed_union_stack(c.arg(0)?, what)?,
+                    self.typed_union_stack(c.arg(1)?, what)?,
+                );
+                let (d, s) = (&self.union_stacks[dst], &self.union_stacks[src]);
+                if d.unions.len() != s.unions.len() || d.members != s.members {
+                    return Err(format!("{what}: union stacks of different types"));
+                }
+                Primitive::AssignUnionStack { dst, src }
+            }
             "add_header" | "remove_header" => {
                 c.arity(1)?;
                 Primitive::SetValid(self.typed_header(c.arg(0)?, what)?, c.op == "add_header")
             }
             "push" | "pop" => {
                 c.arity(2)?;
-                if type_of(c.arg(0)?) != "header_stack" {
-                    return Err(format!("{what}: expected a header_stack"));
-                }
-                let stack = self.stack(&c.arg(0)?["value"], what)?;
                 let count = match c.data(1)? {
                     Expr::Const(c) if c >= 0 => c as usize,
                     _ => return Err(format!("{what}: count must be a constant")),
                 };
-                Primitive::StackShift {
-                    stack,
-                    count,
-                    push: c.op == "push",
+                let push = c.op == "push";
+                // Either kind of stack (JSON_format.md, core primitives).
+                match type_of(c.arg(0)?) {
+                    "header_stack" => Primitive::StackShift {
+                        stack: self.stack(&c.arg(0)?["value"], what)?,
+                        count,
+                        push,
+                    },
+                    "header_union_stack" => Primitive::UnionStackShift {
+                        stack: self.typed_union_stack(c.arg(0)?, what)?,
+                        count,
+                        push,
+                    },
+                    _ => {
+                        return Err(format!(
+                            "{what}: expected a header_stack or header_union_stack"
+                        ))
+                    }
                 }
             }
             _ => return Ok(None),
