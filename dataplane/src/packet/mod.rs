@@ -148,6 +148,16 @@ impl Phv {
         }
     }
 
+    /// A whole header stack (`assign_header_stack`): its elements, each with
+    /// its validity, and its next index, as BMv2 copies them.
+    pub fn copy_stack(&mut self, prog: &Program, dst: usize, src: usize) {
+        let pairs = prog.stacks[dst].headers.iter();
+        for (&d, &s) in pairs.zip(&prog.stacks[src].headers) {
+            self.copy_header(prog, d, s);
+        }
+        self.next[dst] = self.next[src];
+    }
+
     /// Copies union `src`'s members, each with its validity, onto union `dst`
     /// (same type).
     pub fn copy_union(&mut self, prog: &Program, dst: usize, src: usize) {

@@ -272,6 +272,7 @@ impl Exec<'_> {
             }
             Primitive::AssignHeader { dst, src } => phv.copy_header(prog, *dst, *src),
             Primitive::AssignUnion { dst, src } => phv.copy_union(prog, *dst, *src),
+            Primitive::AssignHeaderStack { dst, src } => phv.copy_stack(prog, *dst, *src),
             Primitive::AssignUnionStack { dst, src } => phv.copy_union_stack(prog, *dst, *src),
             Primitive::StackShift { stack, count, push } => {
                 phv.shift_stack(prog, *stack, *count, *push);

@@ -159,6 +159,12 @@ pub enum Primitive {
         count: usize,
         push: bool,
     },
+    /// `assign_header_stack`: every element with its validity, and the next
+    /// index.
+    AssignHeaderStack {
+        dst: usize,
+        src: usize,
+    },
     /// `assign_union_stack`: every element union and the next index.
     AssignUnionStack {
         dst: usize,

@@ -96,6 +96,24 @@ impl Loader {
                 }
                 Primitive::AssignUnion { dst, src }
             }
+            "assign_header_stack" => {
+                c.arity(2)?;
+                let mut stacks = [0, 0];
+                for (k, slot) in stacks.iter_mut().enumerate() {
+                    let arg = c.arg(k)?;
+                    if type_of(arg) != "header_stack" {
+                        return Err(format!("{what}: parameter {k} must be a header_stack"));
+                    }
+                    *slot = self.stack(&arg["value"], what)?;
+                }
+                let [dst, src] = stacks;
+                let (d, s) = (&self.stacks[dst].headers, &self.stacks[src].headers);
+                let layout = |h: usize| (self.headers[h].num_fields, self.headers[h].bits);
+                if d.len() != s.len() || d.iter().zip(s).any(|(&a, &b)| layout(a) != layout(b)) {
+                    return Err(format!("{what}: header stacks of different types"));
+                }
+                Primitive::AssignHeaderStack { dst, src }
+            }
             "assign_union_stack" => {
                 c.arity(2)?;
                 let (dst, src) = (
