@@ -1,6 +1,8 @@
 """`p4aqm controller CONFIG.yaml`: install a pipeline and its entries on a switch."""
 
 import argparse
+import faulthandler
+import signal
 import sys
 from pathlib import Path
 
@@ -85,6 +87,8 @@ def _sample(config: ControllerConfig, args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str]) -> int:
+    # A long sampling run that stops answering can be asked where it is (kill -USR1).
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     args = _parser().parse_args(argv)
     try:
         config = load_config(args.config)

@@ -48,5 +48,13 @@ def interrupted_when(
             pytest.fail(f"no {what} from the controller: {stderr}")
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=60)
+    try:
+        stdout, stderr = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        # Where it hangs: the controller dumps every thread's stack on SIGUSR1.
+        process.send_signal(signal.SIGUSR1)
+        time.sleep(2)
+        process.kill()
+        _, stderr = process.communicate()
+        pytest.fail(f"the controller did not stop within 60 s of SIGINT; its threads:\n{stderr}")
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
