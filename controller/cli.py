@@ -2,6 +2,7 @@
 
 import argparse
 import faulthandler
+import io
 import signal
 import sys
 from pathlib import Path
@@ -41,7 +42,16 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stacks_on_sigusr1() -> None:
+    """A long sampling run that stops answering can be asked where it is (kill -USR1)."""
+    try:
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
+    except io.UnsupportedOperation:
+        return  # stderr is no file (run in-process under a capture): nowhere to dump
+
+
 def _sample(config: ControllerConfig, args: argparse.Namespace) -> int:
+    _stacks_on_sigusr1()
     ports = {p: c.aqm.probes() for p, c in config.ports.items() if c.aqm is not None}
     if not ports:
         print("p4aqm controller: error: --sample: no port has an aqm", file=sys.stderr)
@@ -87,8 +97,6 @@ def _sample(config: ControllerConfig, args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str]) -> int:
-    # A long sampling run that stops answering can be asked where it is (kill -USR1).
-    faulthandler.register(signal.SIGUSR1, all_threads=True)
     args = _parser().parse_args(argv)
     try:
         config = load_config(args.config)
