@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+from one_action import forward, ingress_action
 
 from p4switch._dataplane import Dataplane
 
@@ -67,39 +68,7 @@ def program(primitives: list[dict], s2_size: int = 2) -> dict[str, Any]:
             }
         ],
         "deparsers": [{"name": "deparser", "order": s2}],
-        "actions": [
-            {
-                "name": "act",
-                "id": 0,
-                "runtime_data": [],
-                "primitives": [
-                    {
-                        "op": "assign",
-                        "parameters": [
-                            {"type": "field", "value": ["standard_metadata", "egress_spec"]},
-                            {"type": "hexstr", "value": "0x0001"},
-                        ],
-                    },
-                    *primitives,
-                ],
-            }
-        ],
-        "pipelines": [
-            {
-                "name": "ingress",
-                "init_table": "t",
-                "tables": [
-                    {
-                        "name": "t",
-                        "action_ids": [0],
-                        "actions": ["act"],
-                        "next_tables": {"act": None},
-                        "default_entry": {"action_id": 0, "action_const": True},
-                    }
-                ],
-            },
-            {"name": "egress", "init_table": None},
-        ],
+        **ingress_action(primitives),
     }
 
 
@@ -116,14 +85,7 @@ LAST_INDEX_INTO_S2_1 = {
 
 
 def run(primitives: list[dict], packet: str) -> str:
-    d = Dataplane()
-    d.add_memory_port(0)
-    d.add_memory_port(1)
-    d.load_pipeline(json.dumps(program(primitives)).encode())
-    d.inject(0, bytes.fromhex(packet))
-    [(port, out)] = d.take_output()
-    assert port == 1
-    return out.hex(" ").upper()
+    return forward(program(primitives), bytes.fromhex(packet)).hex(" ").upper()
 
 
 @pytest.mark.parametrize(

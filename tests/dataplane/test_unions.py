@@ -4,6 +4,7 @@
 import json
 
 import pytest
+from one_action import forward, ingress_action
 
 from p4switch._dataplane import Dataplane
 
@@ -82,50 +83,12 @@ def program(primitives: list[dict], unions: list[dict] | None = None) -> dict:
             }
         ],
         "deparsers": [{"name": "deparser", "order": names}],
-        "actions": [
-            {
-                "name": "act",
-                "id": 0,
-                "primitives": [
-                    {
-                        "op": "assign",
-                        "parameters": [
-                            field("standard_metadata", "egress_spec"),
-                            {"type": "hexstr", "value": "0x0001"},
-                        ],
-                    },
-                    *primitives,
-                ],
-            }
-        ],
-        "pipelines": [
-            {
-                "name": "ingress",
-                "init_table": "t",
-                "tables": [
-                    {
-                        "name": "t",
-                        "action_ids": [0],
-                        "actions": ["act"],
-                        "next_tables": {"act": None},
-                        "default_entry": {"action_id": 0, "action_const": True},
-                    }
-                ],
-            },
-            {"name": "egress", "init_table": None},
-        ],
+        **ingress_action(primitives),
     }
 
 
 def run(prog: dict, packet: bytes) -> bytes:
-    d = Dataplane()
-    d.add_memory_port(0)
-    d.add_memory_port(1)
-    d.load_pipeline(json.dumps(prog).encode())
-    d.inject(0, packet)
-    [(port, out)] = d.take_output()
-    assert port == 1
-    return out
+    return forward(prog, packet)
 
 
 def test_second_extract_into_a_union_invalidates_the_first() -> None:
