@@ -207,7 +207,7 @@ class ActionLowering:
         ):
             assert isinstance(call.func, ast.Member)
             name = "add_header" if sym.name == "setValid" else "remove_header"
-            return [externs.primitive(name, [enc.lvalue(call.func.expr)])]
+            return [externs.primitive(name, [enc.lvalue(call.func.expr, run_time_index=True)])]
         if isinstance(sym, Symbol) and sym.kind == "builtin" and sym.name == "isValid":
             return []
         if (

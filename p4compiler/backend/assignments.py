@@ -30,7 +30,7 @@ def assign(lhs: ast.Expression, rhs: ast.Expression, enc: ExpressionEncoder) -> 
     if isinstance(rhs, ast.Cast) and isinstance(rhs.type, t.StructLike):
         rhs = rhs.expr
     if isinstance(ty, t.StructLike) and ty.kind == "header" and isinstance(rhs, ast.InvalidHeader):
-        return [primitive("remove_header", [enc.lvalue(lhs)])]
+        return [primitive("remove_header", [enc.lvalue(lhs, run_time_index=True)])]
     if isinstance(ty, t.StructLike) and isinstance(rhs, ast.ListExpression | ast.StructExpression):
         values = (
             dict(rhs.fields)
@@ -50,19 +50,19 @@ def assign(lhs: ast.Expression, rhs: ast.Expression, enc: ExpressionEncoder) -> 
                 )
                 copies.append((name, ft, tmp))
         if ty.kind == "header":
-            prims.append(primitive("add_header", [enc.lvalue(lhs)]))
+            prims.append(primitive("add_header", [enc.lvalue(lhs, run_time_index=True)]))
         copied = {name for name, _, _ in copies}
         for name, ft in ty.fields:
             if name not in copied:
                 prims += assign(member(lhs, name, ft), values[name], enc)
         for name, ft, tmp in copies:
-            target = enc.lvalue(member(lhs, name, ft))
+            target = enc.lvalue(member(lhs, name, ft), run_time_index=True)
             prims.append(primitive("assign", [target, node("field", [SCALARS, tmp])]))
         return prims
     if isinstance(ty, t.Tuple):
         return _assign_tuple(lhs, rhs, ty, enc)
     if isinstance(ty, t.StructLike) and ty.kind == "header":
-        return [primitive("assign_header", [enc.lvalue(lhs), enc.value(rhs)])]
+        return [primitive("assign_header", [enc.lvalue(lhs, run_time_index=True), enc.value(rhs)])]
     if isinstance(ty, t.StructLike):
         if not enc.is_storage(rhs):
             raise CompileError(
@@ -79,34 +79,19 @@ def assign(lhs: ast.Expression, rhs: ast.Expression, enc: ExpressionEncoder) -> 
             )
         if isinstance(ty.element, t.StructLike) and ty.element.kind == "header_union":
             # As p4c: one primitive, which copies the next index too.
-            return [primitive("assign_union_stack", [enc.lvalue(lhs), enc.value(rhs)])]
+            return [
+                primitive(
+                    "assign_union_stack", [enc.lvalue(lhs, run_time_index=True), enc.value(rhs)]
+                )
+            ]
         return [
             prim
             for i in range(ty.size)
             for prim in assign(_element(lhs, i, ty), _element(rhs, i, ty), enc)
         ]
-    if isinstance(lhs, ast.Member) and (found := enc.dynamic_element(lhs.expr)) is not None:
-        # s[i].f = v with a run-time i: every element's field keeps its value unless i
-        # selects it (an index past the end writes nothing).
-        stack, index = found
-        value = enc.data(rhs)
-        prims = []
-        width = t.width_of(index.type)
-        index_value = enc.data(index)
-        if _reads_a_stack(index):
-            # Each element's write tests the index again, and an earlier write may change
-            # what it reads: the index is evaluated once, first (as the lvalue is).
-            tmp = enc.layout.add_scalar("tmp", index.type, index.pos)
-            prims.append(primitive("assign", [node("field", [SCALARS, tmp]), index_value]))
-            index_value = node("field", [SCALARS, tmp])
-        for k in range(stack.size):
-            target = node("field", [f"{stack.name}[{k}]", lhs.member])
-            selected = op("==", index_value, node("hexstr", hexstr(k, width)))
-            prims.append(primitive("assign", [target, op("?", value, target, cond=selected)]))
-        return prims
     if isinstance(lhs, ast.Slice):
         return [_slice(lhs, rhs, enc)]
-    return [primitive("assign", [enc.lvalue(lhs), enc.data(rhs)])]
+    return [primitive("assign", [enc.lvalue(lhs, run_time_index=True), enc.data(rhs)])]
 
 
 def _assign_tuple(
@@ -130,7 +115,7 @@ def _assign_tuple(
             copies[i] = tmp
     for i, item in enumerate(ty.items):
         if i in copies:
-            target = enc.lvalue(_element(lhs, i, item))
+            target = enc.lvalue(_element(lhs, i, item), run_time_index=True)
             prims.append(primitive("assign", [target, node("field", [SCALARS, copies[i]])]))
         else:
             prims += assign(_element(lhs, i, item), values[i], enc)
@@ -138,11 +123,12 @@ def _assign_tuple(
 
 
 def as_parser_ops(prims: list[Json]) -> list[Json]:
-    """Primitives inside a parser state: `assign` is the parser's `set` op, the others
-    are wrapped in a `primitive` op (JSON_format.md, parser_ops)."""
+    """Primitives inside a parser state: `assign` to a field is the parser's `set` op,
+    the others are wrapped in a `primitive` op (JSON_format.md, parser_ops), as is an
+    `assign` through a run-time stack index, since `set` writes only a named field."""
     return [
         {"op": "set", "parameters": p["parameters"]}
-        if p["op"] == "assign"
+        if p["op"] == "assign" and p["parameters"][0]["type"] == "field"
         else {"op": "primitive", "parameters": [p]}
         for p in prims
     ]
@@ -170,16 +156,8 @@ def _slice(sl: ast.Slice, rhs: ast.Expression, enc: ExpressionEncoder) -> Json:
     assert isinstance(hi, int) and isinstance(lo, int) and isinstance(base_ty, t.Bits)
     w = base_ty.width
     mask = ((1 << (hi - lo + 1)) - 1) << lo
-    target = enc.lvalue(sl.expr)
+    target = enc.lvalue(sl.expr, run_time_index=True)
     keep = op("&", target, node("hexstr", hexstr(~mask & ((1 << w) - 1), w)))
     shifted = op("<<", enc.data(rhs), node("hexstr", hexstr(lo, 32)))
     new = op("&", shifted, node("hexstr", hexstr(mask, w)))
     return primitive("assign", [target, op("|", keep, new)])
-
-
-def _reads_a_stack(e: ast.Expression) -> bool:
-    if isinstance(e.type, t.HeaderStack):
-        return True
-    fields = ("expr", "left", "right", "operand", "cond", "then", "otherwise", "index")
-    children = [getattr(e, f, None) for f in fields]
-    return any(isinstance(c, ast.Expression) and _reads_a_stack(c) for c in children)

@@ -9,6 +9,8 @@ from p4compiler import ast
 from p4compiler.backend import externs
 from p4compiler.backend.expressions import ExpressionEncoder, Json, node
 from p4compiler.backend.storage import (
+    DynamicHeaderRef,
+    DynamicUnionRef,
     FieldRef,
     HeaderRef,
     Layout,
@@ -104,6 +106,12 @@ class DeparserLowering:
                 for (root, path), v in self.layout.locations.items()
                 if root == loc.root and path[:prefix_len] == loc.path and isinstance(v, HeaderRef)
             ]
+        if isinstance(loc, DynamicHeaderRef | DynamicUnionRef):
+            raise CompileError(
+                e.pos,
+                "emit of a stack element chosen at run time is not supported: BMv2's "
+                "deparser emits a fixed list of headers",
+            )
         raise CompileError(e.pos, "emit needs a header or a struct of headers")
 
 

@@ -13,6 +13,9 @@ from typing import Any
 from p4compiler import ast
 from p4compiler import types as t
 from p4compiler.backend.storage import (
+    DynamicFieldRef,
+    DynamicHeaderRef,
+    DynamicUnionRef,
     FieldRef,
     HeaderRef,
     HeaderStructRef,
@@ -87,6 +90,14 @@ def field_node(ref: FieldRef) -> Json:
     return node("field", [ref.instance, ref.field])
 
 
+def dynamic_json(loc: DynamicHeaderRef | DynamicFieldRef | DynamicUnionRef) -> Json:
+    """The expression yielding a header, union or field chosen by a run-time index."""
+    if isinstance(loc, DynamicFieldRef):
+        access = {"op": "access_field", "left": loc.header.expression, "right": loc.offset}
+        return node("expression", access)
+    return loc.expression
+
+
 class ExpressionEncoder:
     def __init__(
         self,
@@ -133,20 +144,12 @@ class ExpressionEncoder:
             if isinstance(stack, StructRef | UnionStackRef) and isinstance(index, int):
                 # A tuple's element, or a union stack's (a union).
                 return self._lookup(stack.root, (*stack.path, f"[{index}]"), e)
-            if isinstance(stack, UnionStackRef):
-                # BMv2 would need dereference_union_stack, which our switch refuses
-                # as it refuses every run-time stack index.
-                raise CompileError(
-                    e.pos, "run-time indices into a header union stack are not supported yet"
-                )
-            if isinstance(stack, StackRef):
-                raise CompileError(
-                    e.pos,
-                    "run-time stack indices are only supported to read or write a field "
-                    "and in isValid() yet",
-                )
+            if isinstance(stack, StackRef | UnionStackRef):
+                return self._element_at(stack, e.index)
         if isinstance(e, ast.Member) and e.ref is None:
             base = self.locate(e.expr)
+            if isinstance(base, DynamicHeaderRef | DynamicUnionRef):
+                return self._member_at(base, e)
             if isinstance(base, StackRef | UnionStackRef):
                 raise CompileError(
                     e.pos, f"'{e.member}' of a stack is only supported in extract and reads"
@@ -172,6 +175,42 @@ class ExpressionEncoder:
                 return self._lookup(base.root, (*base.path, e.member), e)
         raise CompileError(e.pos, "this expression is not supported here yet")
 
+    def _element_at(self, stack: StackRef | UnionStackRef, index: ast.Expression) -> Location:
+        """`s[i]` with `i` known only at run time, in the form p4c gives it."""
+        if isinstance(stack, StackRef):
+            [declared] = [s for s in self.layout.stacks if s.name == stack.name]
+            deref = op(
+                "dereference_header_stack", node("header_stack", stack.name), self.data(index)
+            )
+            return DynamicHeaderRef(deref, declared.header_type)
+        [union_stack] = [s for s in self.layout.union_stacks if s.name == stack.name]
+        deref = op(
+            "dereference_union_stack", node("header_union_stack", stack.name), self.data(index)
+        )
+        return DynamicUnionRef(deref, union_stack.union_type)
+
+    def _member_at(
+        self, base: DynamicHeaderRef | DynamicUnionRef, e: ast.Member
+    ) -> DynamicHeaderRef | DynamicFieldRef:
+        """A member of a header or union chosen at run time: BMv2 names it by its offset
+        (`access_union_header`, `access_field`)."""
+        if isinstance(base, DynamicUnionRef):
+            members = [m for m, _ in self.layout.union_types[base.union_type]]
+            k = members.index(e.member)
+            header_type = self.layout.union_types[base.union_type][k][1]
+            access = node(
+                "expression", {"op": "access_union_header", "left": base.expression, "right": k}
+            )
+            return DynamicHeaderRef(access, header_type)
+        if isinstance(e.type, t.StructLike | t.Varbit):
+            raise CompileError(
+                e.pos,
+                "a struct or varbit field of a stack element chosen at run time is not "
+                "supported yet",
+            )
+        fields = [f for f, _, _ in self.layout.header_types[base.header_type].fields]
+        return DynamicFieldRef(base, fields.index(e.member))
+
     def _lookup(self, root: Any, path: tuple[str, ...], e: ast.Expression) -> Location:
         loc = self.layout.locations.get((root, path))
         if loc is None:
@@ -188,8 +227,19 @@ class ExpressionEncoder:
             return self.is_storage(e.expr)
         return isinstance(e, ast.Member) and e.ref is None and self.is_storage(e.expr)
 
-    def lvalue(self, e: ast.Expression) -> Json:
+    def lvalue(self, e: ast.Expression, run_time_index: bool = False) -> Json:
+        """The JSON a primitive writes through; a header, union or field chosen by a
+        run-time stack index only where the caller writes it with a core primitive
+        (`run_time_index`), which BMv2 resolves from an expression parameter."""
         loc = self.locate(e)
+        if isinstance(loc, DynamicHeaderRef | DynamicFieldRef | DynamicUnionRef):
+            if not run_time_index:
+                raise CompileError(
+                    e.pos,
+                    "this cannot write into a stack element chosen at run time yet: "
+                    "write to a local variable, then assign it",
+                )
+            return dynamic_json(loc)
         if isinstance(loc, FieldRef):
             return field_node(loc)
         if isinstance(loc, HeaderRef):
@@ -211,6 +261,8 @@ class ExpressionEncoder:
                 loc = self.locate(e)
                 if isinstance(loc, FieldRef):
                     return field_node(loc)
+                if isinstance(loc, DynamicFieldRef):
+                    return dynamic_json(loc)
             return op("b2d", None, self.boolean(e))
         return self.value(e)
 
@@ -247,32 +299,6 @@ class ExpressionEncoder:
                 return node("union_stack_field", [stack.name, inner.member, e.member])
         return None
 
-    def dynamic_element(self, e: ast.Expression) -> tuple[StackRef, ast.Expression] | None:
-        """The stack and index of `s[i]` when `i` is known only at run time."""
-        if not isinstance(e, ast.Index) or const_value(e.index) is not None:
-            return None
-        stack = self.locate(e.expr)
-        return (stack, e.index) if isinstance(stack, StackRef) else None
-
-    def index_is(self, index: ast.Expression, k: int) -> Json:
-        width = t.width_of(index.type)
-        return op("==", self.data(index), node("hexstr", hexstr(k, width)))
-
-    def dynamic_read(self, e: ast.Expression) -> Json | None:
-        """`s[i].f` with a run-time `i`, as a chain of conditionals over the elements; an
-        index past the end reads the last element (the spec leaves the value undefined)."""
-        if not isinstance(e, ast.Member) or e.ref is not None:
-            return None
-        found = self.dynamic_element(e.expr)
-        if found is None:
-            return None
-        stack, index = found
-        result = node("field", [f"{stack.name}[{stack.size - 1}]", e.member])
-        for k in reversed(range(stack.size - 1)):
-            here = node("field", [f"{stack.name}[{k}]", e.member])
-            result = op("?", here, result, cond=self.index_is(index, k))
-        return result
-
     def value(self, e: ast.Expression) -> Json:
         if (arg := self.bound(e)) is not None:
             return self.value(arg)
@@ -283,8 +309,6 @@ class ExpressionEncoder:
                     e.pos, "'last' of a header union stack can only be read in a select key"
                 )
             return last
-        if (dynamic := self.dynamic_read(e)) is not None:
-            return op("d2b", None, dynamic) if isinstance(e.type, t.Bool) else dynamic
         ty = e.type
         c = const_value(e)
         if c is not None:
@@ -305,7 +329,9 @@ class ExpressionEncoder:
                 return node("header_union_stack", loc.name)
             if isinstance(loc, StructRef | HeaderStructRef):
                 raise CompileError(e.pos, "struct values are not supported here yet")
-            f = field_node(loc)
+            if isinstance(loc, DynamicHeaderRef | DynamicUnionRef):
+                return dynamic_json(loc)
+            f = dynamic_json(loc) if isinstance(loc, DynamicFieldRef) else field_node(loc)
             return op("d2b", None, f) if isinstance(ty, t.Bool) else f
         if isinstance(e, ast.Call):
             return self.call(e)
@@ -335,21 +361,11 @@ class ExpressionEncoder:
         sym = e.ref
         if isinstance(sym, Symbol) and sym.kind == "builtin" and sym.name == "isValid":
             assert isinstance(e.func, ast.Member)
-            if (found := self.dynamic_element(e.func.expr)) is not None:
-                stack, index = found
-                tests = [
-                    op(
-                        "and",
-                        self.index_is(index, k),
-                        op("d2b", None, node("field", [f"{stack.name}[{k}]", "$valid$"])),
-                    )
-                    for k in range(stack.size)
-                ]
-                result = tests[0]
-                for test in tests[1:]:
-                    result = op("or", result, test)
-                return result
             loc = self.locate(e.func.expr)
+            if isinstance(loc, DynamicHeaderRef):
+                return op("valid", None, loc.expression)
+            if isinstance(loc, DynamicUnionRef):
+                return op("valid_union", None, loc.expression)
             if isinstance(loc, UnionRef):
                 return op("valid_union", None, node("header_union", loc.name))
             if not isinstance(loc, HeaderRef):
@@ -470,6 +486,8 @@ class ExpressionEncoder:
 
     def header_valid(self, e: ast.Expression) -> Json:
         loc = self.locate(e)
+        if isinstance(loc, DynamicHeaderRef):
+            return op("valid", None, loc.expression)
         if not isinstance(loc, HeaderRef):
             raise CompileError(e.pos, "comparing this header is not supported yet")
         return op("d2b", None, node("field", [loc.instance, "$valid$"]))

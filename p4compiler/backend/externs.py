@@ -11,8 +11,15 @@ from dataclasses import dataclass, field
 
 from p4compiler import ast
 from p4compiler import types as t
-from p4compiler.backend.expressions import ExpressionEncoder, Json, hexstr, node, param
-from p4compiler.backend.storage import FieldRef, Location, StructRef
+from p4compiler.backend.expressions import (
+    ExpressionEncoder,
+    Json,
+    dynamic_json,
+    hexstr,
+    node,
+    param,
+)
+from p4compiler.backend.storage import SCALARS, DynamicFieldRef, FieldRef, Location, StructRef
 from p4compiler.diagnostics import CompileError, SourcePos
 from p4compiler.typecheck import Symbol, const_value
 
@@ -254,7 +261,8 @@ def call_primitives(call: ast.Call, enc: ExpressionEncoder, tables: ExternTables
         kind, name = info
         array = node(kind, name)
         if kind == "register_array" and sym.name == "read":
-            return [primitive("register_read", [enc.lvalue(args[0]), array, enc.data(args[1])])]
+            dst, copy_out = _out(enc, args[0])
+            return [primitive("register_read", [dst, array, enc.data(args[1])]), *copy_out]
         if kind == "register_array" and sym.name == "write":
             return [primitive("register_write", [array, enc.data(args[0]), enc.data(args[1])])]
         if kind == "counter_array" and sym.name == "count":
@@ -270,9 +278,21 @@ def call_primitives(call: ast.Call, enc: ExpressionEncoder, tables: ExternTables
             tables.direct_meter_targets[name] = [target.instance, target.field]
             return []
         if kind == "meter_array" and sym.name == "execute_meter":
-            return [primitive("execute_meter", [array, enc.data(args[0]), enc.lvalue(args[1])])]
+            dst, copy_out = _out(enc, args[1])
+            return [primitive("execute_meter", [array, enc.data(args[0]), dst]), *copy_out]
         raise CompileError(call.pos, f"method '{sym.name}' is not supported yet")
     raise CompileError(call.pos, "this call is not supported yet")
+
+
+def _out(enc: ExpressionEncoder, e: ast.Expression) -> tuple[Json, list[Json]]:
+    """Where an extern writes its `out` argument `e`, and the primitives that copy it
+    out after the call.  A field of a stack element chosen at run time is written
+    through a temporary: the switch's extern primitives write named fields."""
+    loc = enc.locate(e) if enc.is_storage(e) else None
+    if not isinstance(loc, DynamicFieldRef):
+        return enc.lvalue(e), []
+    tmp = node("field", [SCALARS, enc.layout.add_scalar("tmp", e.type, e.pos)])
+    return tmp, [primitive("assign", [dynamic_json(loc), tmp])]
 
 
 def _digest(
@@ -338,25 +358,21 @@ def _function(
             raise CompileError(call.pos, "use mark_to_drop(standard_metadata)")
         return [primitive("mark_to_drop", [enc.lvalue(args[0])])]
     if name == "random":
+        dst, copy_out = _out(enc, args[0])
         return [
-            primitive(
-                "modify_field_rng_uniform",
-                [enc.lvalue(args[0]), enc.data(args[1]), enc.data(args[2])],
-            )
+            primitive("modify_field_rng_uniform", [dst, enc.data(args[1]), enc.data(args[2])]),
+            *copy_out,
         ]
     if name == "hash":
         algo = hash_algorithm(call.args[1])
         calc = tables.new_calculation(algo, field_list(enc, args[3]))
+        dst, copy_out = _out(enc, args[0])
         return [
             primitive(
                 "modify_field_with_hash_based_offset",
-                [
-                    enc.lvalue(args[0]),
-                    enc.data(args[2]),
-                    node("calculation", calc),
-                    enc.data(args[4]),
-                ],
-            )
+                [dst, enc.data(args[2]), node("calculation", calc), enc.data(args[4])],
+            ),
+            *copy_out,
         ]
     if name == "digest":
         return _digest(call, args, enc, tables)

@@ -140,7 +140,9 @@ class ParserLowering:
         ty = rhs.type
         if _is_lookahead(rhs) and isinstance(ty, t.StructLike) and ty.kind == "header":
             # A header peeked at: made valid, each field set from its bits ahead.
-            ops = assignments.as_parser_ops([externs.primitive("add_header", [enc.lvalue(lhs)])])
+            ops = assignments.as_parser_ops(
+                [externs.primitive("add_header", [enc.lvalue(lhs, run_time_index=True)])]
+            )
             offset = 0
             for name, ft in ty.fields:
                 width = t.width_of(ft)

@@ -95,7 +95,44 @@ class HeaderStructRef:
     prefix: str
 
 
-Location = HeaderRef | FieldRef | StructRef | StackRef | UnionRef | UnionStackRef | HeaderStructRef
+@dataclass(frozen=True, eq=False)
+class DynamicHeaderRef:
+    """A header chosen at run time: a stack element by a computed index (BMv2's
+    `dereference_header_stack`), or a member of such a union stack element
+    (`access_union_header`).  `expression` is the JSON expression that yields it."""
+
+    expression: Any
+    header_type: str
+
+
+@dataclass(frozen=True, eq=False)
+class DynamicFieldRef:
+    """A field of a header chosen at run time: `access_field` at the field's offset."""
+
+    header: DynamicHeaderRef
+    offset: int
+
+
+@dataclass(frozen=True, eq=False)
+class DynamicUnionRef:
+    """A header union stack's element chosen at run time (`dereference_union_stack`)."""
+
+    expression: Any
+    union_type: str
+
+
+Location = (
+    HeaderRef
+    | FieldRef
+    | StructRef
+    | StackRef
+    | UnionRef
+    | UnionStackRef
+    | HeaderStructRef
+    | DynamicHeaderRef
+    | DynamicFieldRef
+    | DynamicUnionRef
+)
 
 
 @dataclass

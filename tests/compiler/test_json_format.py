@@ -560,7 +560,13 @@ class Checker:
             elif i in typed:
                 want = typed[i]
                 allowed = want if isinstance(want, tuple) else (want,)
-                if isinstance(p, dict) and p.get("type") not in allowed:
+                # BMv2 takes a header or union from an expression parameter that
+                # evaluates to one (ActionParam's EXPRESSION_HEADER, EXPRESSION_HEADER_UNION):
+                # p4c's `hs[i].setValid()` with a run-time i.
+                evaluated = {HEADER: "header", UNION: "header_union"}.get(kind or "")
+                if isinstance(p, dict) and p.get("type") == "expression" and evaluated in allowed:
+                    pass
+                elif isinstance(p, dict) and p.get("type") not in allowed:
                     names = " or ".join(f"'{a}'" for a in allowed)
                     self.err(pw, f"must be of type {names}, not '{p.get('type')}'")
                 if typed[i] == "field" and isinstance(p, dict):

@@ -1,7 +1,7 @@
 //! Evaluation of BMv2 expression trees.
 
 use crate::packet::Phv;
-use crate::program::{width_mask, BinOp, Expr, Program, UnOp};
+use crate::program::{width_mask, BinOp, Expr, HeaderAt, Program, UnOp, UnionAt};
 
 /// Reads a field as an expression value, sign-extending signed fields.
 pub fn field_value(prog: &Program, phv: &Phv, field: usize) -> i128 {
@@ -34,6 +34,51 @@ fn headers_equal(prog: &Program, phv: &Phv, a: usize, b: usize) -> bool {
     }
 }
 
+/// The header instance `h` names, or `None` for a run-time index outside its stack.
+/// The spec ("Reading uninitialized values and writing fields of invalid headers")
+/// leaves such a read unspecified and says such a write changes nothing; BMv2
+/// throws `std::out_of_range` there, which ends simple_switch.
+pub fn header_at(prog: &Program, phv: &Phv, params: &[u128], h: &HeaderAt) -> Option<usize> {
+    match h {
+        HeaderAt::Instance(h) => Some(*h),
+        HeaderAt::StackElement { stack, index } => {
+            element(&prog.stacks[*stack].headers, eval(prog, phv, params, index))
+        }
+        HeaderAt::UnionMember { union, member } => {
+            let u = union_at(prog, phv, params, union)?;
+            prog.unions[u].headers.get(*member).copied()
+        }
+    }
+}
+
+/// The header union `u` names, or `None` for a run-time index outside its stack.
+pub fn union_at(prog: &Program, phv: &Phv, params: &[u128], u: &UnionAt) -> Option<usize> {
+    match u {
+        UnionAt::Instance(u) => Some(*u),
+        UnionAt::StackElement { stack, index } => element(
+            &prog.union_stacks[*stack].unions,
+            eval(prog, phv, params, index),
+        ),
+    }
+}
+
+fn element(elements: &[usize], index: i128) -> Option<usize> {
+    usize::try_from(index)
+        .ok()
+        .and_then(|i| elements.get(i).copied())
+}
+
+fn unions_equal(prog: &Program, phv: &Phv, a: usize, b: usize) -> bool {
+    let (ua, ub) = (&prog.unions[a].headers, &prog.unions[b].headers);
+    let valid_a = ua.iter().position(|&h| phv.valid[h]);
+    let valid_b = ub.iter().position(|&h| phv.valid[h]);
+    match (valid_a, valid_b) {
+        (None, None) => true,
+        (Some(i), Some(j)) if i == j => headers_equal(prog, phv, ua[i], ub[j]),
+        _ => false,
+    }
+}
+
 fn sign_extend(v: u128, width: u32) -> i128 {
     if width >= 128 {
         return v as i128;
@@ -49,23 +94,37 @@ pub fn eval(prog: &Program, phv: &Phv, params: &[u128], e: &Expr) -> i128 {
     match e {
         Expr::Field(f) => field_value(prog, phv, *f),
         Expr::Const(c) => *c,
-        Expr::Valid(h) => i128::from(phv.valid[*h]),
+        // An element outside its stack reads as invalid, and its fields as 0.
+        Expr::Valid(h) => i128::from(header_at(prog, phv, params, h).is_some_and(|h| phv.valid[h])),
+        Expr::FieldAt { header, offset } => header_at(prog, phv, params, header).map_or(0, |h| {
+            field_value(prog, phv, prog.headers[h].first_field + offset)
+        }),
         // The spec defines lastIndex as nextIndex - 1 in bit<32>: an empty
         // stack gives -1, which p4c's mask turns into all ones, as the
         // unsigned wrap-around would.
         Expr::LastStackIndex(st) => phv.next[*st] as i128 - 1,
         Expr::LastUnionStackIndex(st) => phv.union_next[*st] as i128 - 1,
-        Expr::ValidUnion(u) => i128::from(phv.union_valid(prog, *u)),
-        Expr::HeaderEq(a, b) => i128::from(headers_equal(prog, phv, *a, *b)),
-        Expr::UnionEq(a, b) => {
-            let (ua, ub) = (&prog.unions[*a].headers, &prog.unions[*b].headers);
-            let valid_a = ua.iter().position(|&h| phv.valid[h]);
-            let valid_b = ub.iter().position(|&h| phv.valid[h]);
-            i128::from(match (valid_a, valid_b) {
-                (None, None) => true,
-                (Some(i), Some(j)) if i == j => headers_equal(prog, phv, ua[i], ub[j]),
-                _ => false,
-            })
+        Expr::ValidUnion(u) => {
+            i128::from(union_at(prog, phv, params, u).is_some_and(|u| phv.union_valid(prog, u)))
+        }
+        // Unspecified with an element outside its stack: such a header compares
+        // unequal.
+        Expr::HeaderEq(pair) => {
+            let (a, b) = (
+                header_at(prog, phv, params, &pair.0),
+                header_at(prog, phv, params, &pair.1),
+            );
+            i128::from(
+                a.zip(b)
+                    .is_some_and(|(a, b)| headers_equal(prog, phv, a, b)),
+            )
+        }
+        Expr::UnionEq(pair) => {
+            let (a, b) = (
+                union_at(prog, phv, params, &pair.0),
+                union_at(prog, phv, params, &pair.1),
+            );
+            i128::from(a.zip(b).is_some_and(|(a, b)| unions_equal(prog, phv, a, b)))
         }
         Expr::StackField(st, off) => match phv.next[*st].checked_sub(1) {
             Some(last) => {

@@ -5,6 +5,7 @@
 pub mod checksum;
 pub mod expr;
 mod externs;
+mod header_writes;
 pub mod meter;
 pub mod parser;
 mod registers;
@@ -270,17 +271,14 @@ impl Exec<'_> {
                 let v = ev(phv, e) as u128;
                 phv.set(prog, *f, v);
             }
-            Primitive::AssignHeader { dst, src } => phv.copy_header(prog, *dst, *src),
-            Primitive::AssignUnion { dst, src } => phv.copy_union(prog, *dst, *src),
-            Primitive::AssignHeaderStack { dst, src } => phv.copy_stack(prog, *dst, *src),
-            Primitive::AssignUnionStack { dst, src } => phv.copy_union_stack(prog, *dst, *src),
-            Primitive::StackShift { stack, count, push } => {
-                phv.shift_stack(prog, *stack, *count, *push);
-            }
-            Primitive::UnionStackShift { stack, count, push } => {
-                phv.shift_union_stack(prog, *stack, *count, *push);
-            }
-            Primitive::SetValid(h, on) => phv.set_validity(prog, *h, *on),
+            Primitive::AssignAt { .. }
+            | Primitive::AssignHeader { .. }
+            | Primitive::AssignUnion { .. }
+            | Primitive::AssignHeaderStack { .. }
+            | Primitive::AssignUnionStack { .. }
+            | Primitive::StackShift { .. }
+            | Primitive::UnionStackShift { .. }
+            | Primitive::SetValid(..) => header_writes::run(prog, phv, params, p),
             Primitive::MarkToDrop => {
                 phv.set_opt(prog, prog.std.egress_spec, DROP_PORT);
                 phv.set_opt(prog, prog.std.mcast_grp, 0);

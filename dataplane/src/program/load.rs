@@ -16,6 +16,7 @@ mod deparser;
 mod entries;
 mod expressions;
 mod field_lists;
+mod header_refs;
 mod headers;
 mod hex;
 mod operands;

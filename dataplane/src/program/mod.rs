@@ -87,7 +87,13 @@ pub enum Expr {
     /// `stack.last.field` in a parser: (stack, field offset in the header).
     StackField(usize, usize),
     Const(i128),
-    Valid(usize),
+    /// A header's isValid() (`valid`, or a `$valid$` field read).
+    Valid(HeaderAt),
+    /// `access_field`: the field at `offset` of a header chosen at run time.
+    FieldAt {
+        header: HeaderAt,
+        offset: usize,
+    },
     /// `stack.lastIndex`: the index of the last valid element (`last_stack_index`).
     LastStackIndex(usize),
     /// `last_stack_index` of a header union stack.
@@ -100,13 +106,13 @@ pub enum Expr {
         offset: usize,
     },
     /// A header union's isValid(): true iff one member is valid.
-    ValidUnion(usize),
+    ValidUnion(UnionAt),
     /// `==` of two headers (BMv2's EQ_HEADER): both invalid, or both valid with
     /// equal fields.
-    HeaderEq(usize, usize),
+    HeaderEq(Box<(HeaderAt, HeaderAt)>),
     /// `==` of two header unions (EQ_UNION): no member valid in either, or the same
     /// member valid in both and equal.
-    UnionEq(usize, usize),
+    UnionEq(Box<(UnionAt, UnionAt)>),
     /// An action parameter (`runtime_data` / `local`).
     Param(usize),
     Unary(UnOp, Box<Expr>),
@@ -118,6 +124,25 @@ pub enum Expr {
         width: u32,
         signed: bool,
     },
+}
+
+/// A header as an expression names it: an instance, or one chosen at run time.
+/// BMv2's `dereference_header_stack` picks a stack element by a computed index,
+/// `access_union_header` a member of a union (which `dereference_union_stack` may
+/// pick from a union stack).
+#[derive(Debug, Clone)]
+pub enum HeaderAt {
+    Instance(usize),
+    StackElement { stack: usize, index: Box<Expr> },
+    UnionMember { union: Box<UnionAt>, member: usize },
+}
+
+/// A header union as an expression names it: an instance, or a union stack's
+/// element chosen at run time (`dereference_union_stack`).
+#[derive(Debug, Clone)]
+pub enum UnionAt {
+    Instance(usize),
+    StackElement { stack: usize, index: Box<Expr> },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,6 +178,12 @@ pub enum BinOp {
 #[derive(Debug)]
 pub enum Primitive {
     Assign(usize, Expr),
+    /// `assign` to `access_field` of a header chosen at run time.
+    AssignAt {
+        header: HeaderAt,
+        offset: usize,
+        value: Expr,
+    },
     /// push_front (true) or pop_front of `count` elements.
     StackShift {
         stack: usize,
@@ -177,15 +208,15 @@ pub enum Primitive {
         push: bool,
     },
     AssignHeader {
-        dst: usize,
-        src: usize,
+        dst: HeaderAt,
+        src: HeaderAt,
     },
     /// `assign_union`: copies every member of union `src` onto `dst`.
     AssignUnion {
-        dst: usize,
-        src: usize,
+        dst: UnionAt,
+        src: UnionAt,
     },
-    SetValid(usize, bool),
+    SetValid(HeaderAt, bool),
     MarkToDrop,
     Exit,
     NoOp,

@@ -3,9 +3,10 @@
 
 use serde_json::Value;
 
+use super::header_refs::{operand_kind, Operand};
 use super::hex::parse_hex;
 use super::{type_of, Loader, Result, Scope};
-use crate::program::{BinOp, Expr, KeySource, UnOp};
+use crate::program::{BinOp, Expr, HeaderAt, KeySource, UnOp};
 
 impl Loader {
     pub(super) fn expr(&self, v: &Value, sc: Scope) -> Result<Expr> {
@@ -22,7 +23,9 @@ impl Loader {
         Ok(match type_of(v) {
             "field" => match self.field_or_valid(val, what)? {
                 KeySource::Field(f) => Expr::Field(f),
-                KeySource::Valid(h) => Expr::Unary(UnOp::B2d, Box::new(Expr::Valid(h))),
+                KeySource::Valid(h) => {
+                    Expr::Unary(UnOp::B2d, Box::new(Expr::Valid(HeaderAt::Instance(h))))
+                }
             },
             "stack_field" => {
                 let pair = val.as_array().filter(|a| a.len() == 2);
@@ -163,13 +166,27 @@ impl Loader {
             ));
         }
         if matches!(op, "==" | "!=") {
-            if let Some(equal) = self.whole_equal(v, what)? {
+            if let Some(equal) = self.whole_equal(v, sc)? {
                 return Ok(if op == "==" {
                     equal
                 } else {
                     Expr::Unary(UnOp::Not, Box::new(equal))
                 });
             }
+        }
+        match op {
+            "access_field" => return self.access_field(v, sc),
+            "dereference_header_stack"
+            | "dereference_stack"
+            | "access_union_header"
+            | "dereference_union_stack" => {
+                // BMv2 types these HEADER or UNION: not a value on their own.
+                return Err(format!(
+                    "{what}: operator '{op}' yields a header or union, not a value \
+                     (read a field with access_field, or test it with valid)"
+                ));
+            }
+            _ => {}
         }
         if let Some(b) = binary_op(op) {
             return Ok(Expr::Binary(b, operand("left")?, operand("right")?));
@@ -189,7 +206,7 @@ impl Loader {
             "~" => Expr::Unary(UnOp::BitNeg, operand("right")?),
             "d2b" => Expr::Unary(UnOp::D2b, operand("right")?),
             "b2d" => Expr::Unary(UnOp::B2d, operand("right")?),
-            "valid" => Expr::Valid(self.typed_header(&v["right"], what)?),
+            "valid" => Expr::Valid(self.header_at(&v["right"], sc)?),
             // p4c gives a union stack's lastIndex the same operator.
             "last_stack_index" => match type_of(&v["right"]) {
                 "header_stack" => Expr::LastStackIndex(self.stack(&v["right"]["value"], what)?),
@@ -202,7 +219,7 @@ impl Loader {
                     ))
                 }
             },
-            "valid_union" => Expr::ValidUnion(self.typed_union(&v["right"], what)?),
+            "valid_union" => Expr::ValidUnion(self.union_at(&v["right"], sc)?),
             "?" => Expr::Ternary(operand("cond")?, operand("left")?, operand("right")?),
             "two_comp_mod" => Expr::TwoCompMod(operand("left")?, width_of("right")?),
             "sat_cast" => Expr::SatCast {
@@ -225,17 +242,24 @@ impl Loader {
 
     /// p4c compares headers and unions whole, with header-typed operands;
     /// `None` when the operands are not both headers or both unions.
-    fn whole_equal(&self, v: &Value, what: &str) -> Result<Option<Expr>> {
-        Ok(match (type_of(&v["left"]), type_of(&v["right"])) {
-            ("header", "header") => Some(Expr::HeaderEq(
-                self.typed_header(&v["left"], what)?,
-                self.typed_header(&v["right"], what)?,
-            )),
-            ("header_union", "header_union") => Some(Expr::UnionEq(
-                self.typed_union(&v["left"], what)?,
-                self.typed_union(&v["right"], what)?,
-            )),
-            _ => None,
+    fn whole_equal(&self, v: &Value, sc: Scope) -> Result<Option<Expr>> {
+        let (l, r) = (&v["left"], &v["right"]);
+        Ok(match (operand_kind(l), operand_kind(r)) {
+            (Operand::Header, Operand::Header) => Some(Expr::HeaderEq(Box::new((
+                self.header_at(l, sc)?,
+                self.header_at(r, sc)?,
+            )))),
+            (Operand::Union, Operand::Union) => Some(Expr::UnionEq(Box::new((
+                self.union_at(l, sc)?,
+                self.union_at(r, sc)?,
+            )))),
+            (Operand::Other, Operand::Other) => None,
+            _ => {
+                return Err(format!(
+                    "{}: '{}' compares operands of different types",
+                    sc.what, v["op"]
+                ))
+            }
         })
     }
 }

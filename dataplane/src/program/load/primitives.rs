@@ -62,8 +62,18 @@ impl Loader {
         Ok(Some(match c.op {
             "assign" | "modify_field" => {
                 c.arity(2)?;
-                // BMv2's assign copies data into a field; headers have assign_header.
-                Primitive::Assign(self.typed_field(c.arg(0)?, what)?, c.data(1)?)
+                // BMv2's assign copies data into a field (one named, or one that
+                // access_field picks at run time); headers have assign_header.
+                if type_of(c.arg(0)?) == "expression" {
+                    let (header, offset) = self.field_param(c.arg(0)?, c.scope())?;
+                    Primitive::AssignAt {
+                        header,
+                        offset,
+                        value: c.data(1)?,
+                    }
+                } else {
+                    Primitive::Assign(self.typed_field(c.arg(0)?, what)?, c.data(1)?)
+                }
             }
             "add_to_field" | "subtract_from_field" => {
                 c.arity(2)?;
@@ -81,17 +91,17 @@ impl Loader {
             "assign_header" => {
                 c.arity(2)?;
                 Primitive::AssignHeader {
-                    dst: self.typed_header(c.arg(0)?, what)?,
-                    src: self.typed_header(c.arg(1)?, what)?,
+                    dst: self.header_param(c.arg(0)?, c.scope())?,
+                    src: self.header_param(c.arg(1)?, c.scope())?,
                 }
             }
             "assign_union" => {
                 c.arity(2)?;
                 let (dst, src) = (
-                    self.typed_union(c.arg(0)?, what)?,
-                    self.typed_union(c.arg(1)?, what)?,
+                    self.union_param(c.arg(0)?, c.scope())?,
+                    self.union_param(c.arg(1)?, c.scope())?,
                 );
-                if self.unions[dst].headers.len() != self.unions[src].headers.len() {
+                if self.union_layout(&dst).len() != self.union_layout(&src).len() {
                     return Err(format!("{what}: unions of different types"));
                 }
                 Primitive::AssignUnion { dst, src }
@@ -128,7 +138,10 @@ impl Loader {
             }
             "add_header" | "remove_header" => {
                 c.arity(1)?;
-                Primitive::SetValid(self.typed_header(c.arg(0)?, what)?, c.op == "add_header")
+                Primitive::SetValid(
+                    self.header_param(c.arg(0)?, c.scope())?,
+                    c.op == "add_header",
+                )
             }
             "push" | "pop" => {
                 c.arity(2)?;
@@ -349,6 +362,14 @@ impl Loader {
 impl Call<'_> {
     fn what(&self) -> &str {
         &self.operands.what
+    }
+
+    /// What the primitive's header and field operands may refer to.
+    fn scope(&self) -> Scope<'_> {
+        Scope {
+            what: self.what(),
+            params: self.params,
+        }
     }
 
     fn arg(&self, i: usize) -> Result<&Value> {
