@@ -1,6 +1,6 @@
-"""What the hand-written BMv2 JSON tests share: an ingress of one table whose constant
-default action sends to port 1 and then runs the test's primitives, and one packet
-through it."""
+"""What the hand-written BMv2 JSON tests share: a parser of one state, an ingress of
+one table whose constant default action sends to port 1 and then runs the test's
+primitives, and one packet through it."""
 
 import json
 
@@ -13,6 +13,17 @@ TO_PORT_1 = {
         {"type": "hexstr", "value": "0x0001"},
     ],
 }
+
+
+def one_state_parser(parser_ops: list[dict]) -> list[dict]:
+    """The program's `parsers`: state start runs `parser_ops`, then accepts."""
+    start = {
+        "name": "start",
+        "parser_ops": parser_ops,
+        "transition_key": [],
+        "transitions": [{"type": "default", "value": None, "mask": None, "next_state": None}],
+    }
+    return [{"name": "parser", "init_state": "start", "parse_states": [start]}]
 
 
 def ingress_action(primitives: list[dict]) -> dict:

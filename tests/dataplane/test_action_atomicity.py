@@ -17,6 +17,7 @@ import json
 import time
 
 import pytest
+from one_action import one_state_parser
 
 from p4switch._dataplane import Dataplane
 
@@ -136,22 +137,9 @@ def program(spin_steps: int) -> dict:
             {"name": "standard_metadata", "header_type": "standard_metadata", "metadata": True},
             {"name": "h", "header_type": "h_t", "metadata": False},
         ],
-        "parsers": [
-            {
-                "name": "parser",
-                "init_state": "start",
-                "parse_states": [
-                    {
-                        "name": "start",
-                        "parser_ops": [
-                            {"op": "extract", "parameters": [{"type": "regular", "value": "h"}]}
-                        ],
-                        "transition_key": [],
-                        "transitions": [{"type": "default", "mask": None, "next_state": None}],
-                    }
-                ],
-            }
-        ],
+        "parsers": one_state_parser(
+            [{"op": "extract", "parameters": [{"type": "regular", "value": "h"}]}]
+        ),
         "deparsers": [{"name": "deparser", "order": ["h"], "primitives": []}],
         "register_arrays": [
             {"name": n, "id": i, "size": 1, "bitwidth": 32} for i, n in enumerate(REGISTERS)

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 import pytest
-from one_action import forward, ingress_action
+from one_action import forward, ingress_action, one_state_parser
 
 from p4switch._dataplane import Dataplane
 
@@ -74,28 +74,15 @@ def program(primitives: list[dict], extracted: int = 3) -> dict[str, Any]:
         "header_stacks": [
             {"name": "hs", "id": 0, "header_type": "h_t", "size": 3, "header_ids": [2, 3, 4]}
         ],
-        "parsers": [
-            {
-                "name": "parser",
-                "init_state": "start",
-                "parse_states": [
-                    {
-                        "name": "start",
-                        "parser_ops": [
-                            {"op": "extract", "parameters": [{"type": "regular", "value": "ctl"}]},
-                            *[
-                                {"op": "extract", "parameters": [{"type": "stack", "value": "hs"}]}
-                                for _ in range(extracted)
-                            ],
-                        ],
-                        "transition_key": [],
-                        "transitions": [
-                            {"type": "default", "value": None, "mask": None, "next_state": None}
-                        ],
-                    }
+        "parsers": one_state_parser(
+            [
+                {"op": "extract", "parameters": [{"type": "regular", "value": "ctl"}]},
+                *[
+                    {"op": "extract", "parameters": [{"type": "stack", "value": "hs"}]}
+                    for _ in range(extracted)
                 ],
-            }
-        ],
+            ]
+        ),
         "deparsers": [{"name": "deparser", "order": ["ctl", *elements]}],
         **ingress_action(primitives),
     }
