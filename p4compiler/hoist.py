@@ -16,8 +16,10 @@ and calls with copy-in and copy-out ("Calling convention"). Hoisting keeps that 
   what an operand evaluated before it reads, so each such operand is first saved in a
   temporary of its own;
 - the right operand of `&&` and `||` and the branches of `?:` are evaluated only
-  sometimes, so a call there is hoisted only when it cannot change anything (no out or
-  inout parameter, no table); otherwise the compiler says so.
+  sometimes: a call there that cannot change anything (no out or inout parameter, no
+  table) is hoisted as any other; one that can makes the whole operation an if
+  statement, `bool tmp = a; if (tmp) { tmp = b; }`, so that it runs only when the
+  spec evaluates it.
 
 This runs on the parsed program, before type checking, which then checks the
 temporaries as any declaration. Where an operand must be saved, its type comes from a
@@ -178,6 +180,8 @@ class Hoister(StatementRewriter):
             return self.table_hit(e, pre, conditional)
         if isinstance(e, ast.Binary) and e.op in ("&&", "||"):
             e.left = self.expr(e.left, pre, conditional, in_condition)
+            if self.changes_state(e.right):
+                return self.short_circuit(e, pre)
             e.right = self.expr(e.right, pre, True, in_condition)
             return e
         if isinstance(e, ast.Unary) and e.op == "!":
@@ -185,6 +189,8 @@ class Hoister(StatementRewriter):
             return e
         if isinstance(e, ast.Ternary):
             e.cond = self.expr(e.cond, pre, conditional)
+            if self.changes_state(e.then) or self.changes_state(e.otherwise):
+                return self.branches(e, pre)
             e.then = self.expr(e.then, pre, True)
             e.otherwise = self.expr(e.otherwise, pre, True)
             return e
@@ -218,6 +224,40 @@ class Hoister(StatementRewriter):
         else:
             raise CompileError(e.pos, "a function call is not supported inside this expression")
         return e
+
+    def short_circuit(self, e: ast.Binary, pre: list) -> ast.Expression:
+        """`a && b` or `a || b` whose right operand changes state (an out or inout call,
+        a table's apply): `bool tmp = a; if (tmp) { tmp = b; }` (`if (!tmp)` for ||), so
+        that b runs only when the spec evaluates it."""
+        flag = self.temporary(e.pos, ast.BaseTypeRef(e.pos, "bool"), e.left, pre)
+        when: ast.Expression = ast.Name(e.pos, flag.name)
+        if e.op == "||":
+            when = ast.Unary(e.pos, "!", when)
+        pre.append(ast.IfStatement(e.pos, when, self.evaluated(e.right, flag), None))
+        return ast.Name(e.pos, flag.name)
+
+    def branches(self, e: ast.Ternary, pre: list) -> ast.Expression:
+        """`c ? x : y` whose branch changes state: `T tmp; if (c) { tmp = x; } else
+        { tmp = y; }`, so that only the chosen branch runs."""
+        ty = self.type_of(e)
+        type_ref = _type_ref(ty, e.pos)
+        if type_ref is None:
+            raise CompileError(
+                e.pos,
+                f"a branch of this ?: (of type {ty}) calls a function with out or inout"
+                " parameters or applies a table; write it as an if statement",
+            )
+        value = self.temporary(e.pos, type_ref, None, pre)
+        then, otherwise = self.evaluated(e.then, value), self.evaluated(e.otherwise, value)
+        pre.append(ast.IfStatement(e.pos, e.cond, then, otherwise))
+        return ast.Name(e.pos, value.name)
+
+    def evaluated(self, e: ast.Expression, target: ast.Name) -> ast.BlockStatement:
+        """A block that evaluates `e` (its calls hoisted inside it) into `target`."""
+        inner: list[ast.Statement] = []
+        value = self.expr(e, inner)
+        inner.append(ast.Assignment(e.pos, ast.Name(e.pos, target.name), value))
+        return ast.BlockStatement(e.pos, inner)
 
     def operands(
         self, items: list[ast.Expression], pre: list, conditional: bool

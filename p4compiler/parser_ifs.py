@@ -1,4 +1,4 @@
-"""If statements in parser states become states, before type checking.
+"""If and switch statements in parser states become states, before type checking.
 
 A parser state may hold conditional statements (spec: parser states), but BMv2's parser
 ops have no jumps. As p4c does, a state is split at its first `if`, whose condition
@@ -11,13 +11,30 @@ becomes
     state s_tmp_0_else { C; transition s_tmp_0_join; }
     state s_tmp_0_join { D; transition T; }
 
-and each new state is split in turn. A variable or constant declared in the state is
+and each new state is split in turn. A switch statement on a value becomes ifs first
+(`rewrite.switch_as_ifs`). A variable or constant declared in the state is
 scoped to it, yet D may use it: such declarations become the parser's locals, renamed
 apart, and an initializer becomes an assignment where the declaration stood.
 """
 
 from p4compiler import ast
-from p4compiler.rewrite import NameSource, fresh_names, nodes, substitute
+from p4compiler.rewrite import NameSource, fresh_names, nodes, substitute, switch_as_ifs
+
+
+def _without_switches(stmt: ast.Statement) -> ast.Statement:
+    """stmt with every switch statement in it, at any depth, turned into ifs."""
+    if isinstance(stmt, ast.SwitchStatement):
+        for case in stmt.cases:
+            if case.body is not None:
+                case.body.stmts = [_without_switches(x) for x in case.body.stmts]
+        return switch_as_ifs(stmt, copy_value=True)
+    if isinstance(stmt, ast.BlockStatement):
+        stmt.stmts = [_without_switches(x) for x in stmt.stmts]
+    elif isinstance(stmt, ast.IfStatement):
+        stmt.then = _without_switches(stmt.then)
+        if stmt.otherwise is not None:
+            stmt.otherwise = _without_switches(stmt.otherwise)
+    return stmt
 
 
 def _has_if(stmt: ast.Statement) -> bool:
@@ -46,6 +63,7 @@ class ParserIfSplitter:
         pending = list(self.parser.states)
         while pending:
             state = pending.pop(0)
+            state.stmts = [_without_switches(x) for x in state.stmts]
             states.append(state)
             if any(_has_if(s) for s in state.stmts):
                 self.declarations_to_locals(state)

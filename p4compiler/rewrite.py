@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from p4compiler import ast
+from p4compiler import types as t
 
 
 def nodes(node: Any) -> Iterator[Any]:  # noqa: ANN401 - any AST node or list of them
@@ -96,3 +97,36 @@ class StatementRewriter:
             elif isinstance(decl, ast.ParserDeclaration):
                 for state in decl.states:
                     self.parser_state(state)
+
+
+def switch_as_ifs(s: ast.SwitchStatement, copy_value: bool = False) -> ast.Statement:
+    """A switch on a value as nested ifs, one per group of labels sharing a body (a
+    label without a body falls through to the next, spec 12.7). Only the first group
+    that matches runs, and no label after it is tested. Each test reads the switched
+    value (hoisting has taken calls out of it); `copy_value` gives each test a copy of
+    its own, for rewrites that later edit the tree in place."""
+    groups: list[tuple[list[ast.Expression], ast.Statement]] = []
+    result: ast.Statement = ast.EmptyStatement(s.pos)
+    labels: list[ast.Expression] = []
+    for case in s.cases:
+        if isinstance(case.label, ast.Default):
+            assert case.body is not None
+            result = case.body
+            continue
+        labels.append(case.label)
+        if case.body is not None:
+            groups.append((labels, case.body))
+            labels = []
+    for group, body in reversed(groups):
+        cond: ast.Expression | None = None
+        for label in group:
+            value = copy.deepcopy(s.expr) if copy_value else s.expr
+            test = ast.Binary(label.pos, "==", value, label)
+            test.type = t.Bool()
+            if cond is not None:
+                test = ast.Binary(label.pos, "||", cond, test)
+                test.type = t.Bool()
+            cond = test
+        assert cond is not None
+        result = ast.IfStatement(s.pos, cond, body, result)
+    return result

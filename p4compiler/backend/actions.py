@@ -13,6 +13,7 @@ from p4compiler.backend import assignments, externs
 from p4compiler.backend.expressions import ExpressionEncoder, Json, const_int, hexstr, node, op
 from p4compiler.diagnostics import CompileError
 from p4compiler.names import expression_text, qualified_name
+from p4compiler.rewrite import switch_as_ifs
 from p4compiler.typecheck import CheckedProgram, Symbol
 
 
@@ -231,35 +232,6 @@ class ActionLowering:
             bindings = {id(p): a.value for p, a in zip(params, call.args, strict=True)}
             return self.inline(callee.body.stmts, enc.with_bindings(bindings), base, None)
         return externs.call_primitives(call, enc, self.ext)
-
-
-def switch_as_ifs(s: ast.SwitchStatement) -> ast.Statement:
-    """A switch on a value as nested ifs, one per group of labels sharing a body (a
-    label without a body falls through to the next, spec 12.7)."""
-    groups: list[tuple[list[ast.Expression], ast.Statement]] = []
-    result: ast.Statement = ast.EmptyStatement(s.pos)
-    labels: list[ast.Expression] = []
-    for case in s.cases:
-        if isinstance(case.label, ast.Default):
-            assert case.body is not None
-            result = case.body
-            continue
-        labels.append(case.label)
-        if case.body is not None:
-            groups.append((labels, case.body))
-            labels = []
-    for group, body in reversed(groups):
-        cond: ast.Expression | None = None
-        for label in group:
-            test = ast.Binary(label.pos, "==", s.expr, label)
-            test.type = t.Bool()
-            if cond is not None:
-                test = ast.Binary(label.pos, "||", cond, test)
-                test.type = t.Bool()
-            cond = test
-        assert cond is not None
-        result = ast.IfStatement(s.pos, cond, body, result)
-    return result
 
 
 def resolve_binding(arg: ast.Expression, outer: ExpressionEncoder) -> ast.Expression:

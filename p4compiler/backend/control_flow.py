@@ -11,10 +11,11 @@ from typing import Any
 from p4compiler import ast
 from p4compiler import types as t
 from p4compiler.backend import externs
-from p4compiler.backend.actions import ActionInfo, resolve_binding, switch_as_ifs
+from p4compiler.backend.actions import ActionInfo, resolve_binding
 from p4compiler.backend.expressions import Json, hexstr
 from p4compiler.diagnostics import CompileError
 from p4compiler.names import annotated_name, qualified_name
+from p4compiler.rewrite import switch_as_ifs
 from p4compiler.typecheck import Symbol, const_value, referenced
 
 
