@@ -13,7 +13,8 @@ server closed before the whole reply), refused, reset, timeout (request_timeout_
 The client's TCP_INFO is the client's side of the connection: its smoothed RTT and the
 retransmissions of what the client sent (SYN, request). The reply's retransmissions are
 counted by the server, whose records (traffic.web.server --records) join these on
-(client_address, client_port).
+(client_address, client_port), and on the server's accept time falling within the
+request (the kernel may give a closed connection's port to a later one).
 
 start_late_ms is how much later than scheduled a page's main object started (its
 schedule: the end of the previous page plus the think time). A generator that cannot keep
