@@ -210,7 +210,7 @@ def test_whole_headers_are_copied_and_compared_through_a_run_time_index() -> Non
                 field("ctl", "r"),
                 param({"op": "==", "left": expression(ELEMENT), "right": field("ctl", "i")}),
             ),
-            "'\"==\"' compares operands of different types",
+            "'==' compares operands of different types",
         ),
         (
             assign(

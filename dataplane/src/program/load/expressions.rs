@@ -257,7 +257,8 @@ impl Loader {
             _ => {
                 return Err(format!(
                     "{}: '{}' compares operands of different types",
-                    sc.what, v["op"]
+                    sc.what,
+                    v["op"].as_str().unwrap_or("")
                 ))
             }
         })
