@@ -1,9 +1,10 @@
 """Assignments as BMv2 primitives, including values BMv2 cannot copy in one step.
 
-BMv2 assigns scalars (`assign`) and whole headers (`assign_header`); a struct is a group
-of instances and scalars with no storage of its own, so assigning one is a sequence of
-per-member assignments (as p4c does).  Initializers `{...}` assign member by member, and
-making a header from one sets it valid; `{#}` makes a header invalid (spec 8.12, 8.26).
+BMv2 assigns scalars (`assign`), varbits (`assign_VL`) and whole headers
+(`assign_header`); a struct is a group of instances and scalars with no storage of its
+own, so assigning one is a sequence of per-member assignments (as p4c does).
+Initializers `{...}` assign member by member, and making a header from one sets it
+valid; `{#}` makes a header invalid (spec 8.12, 8.26).
 """
 
 from __future__ import annotations
@@ -89,6 +90,8 @@ def assign(lhs: ast.Expression, rhs: ast.Expression, enc: ExpressionEncoder) -> 
             for i in range(ty.size)
             for prim in assign(_element(lhs, i, ty), _element(rhs, i, ty), enc)
         ]
+    if isinstance(ty, t.Varbit):
+        return [primitive("assign_VL", [enc.lvalue(lhs), enc.varbit(rhs)])]
     if isinstance(lhs, ast.Slice):
         return [_slice(lhs, rhs, enc)]
     return [primitive("assign", [enc.lvalue(lhs, run_time_index=True), enc.data(rhs)])]
@@ -125,7 +128,9 @@ def _assign_tuple(
 def as_parser_ops(prims: list[Json]) -> list[Json]:
     """Primitives inside a parser state: `assign` to a field is the parser's `set` op,
     the others are wrapped in a `primitive` op (JSON_format.md, parser_ops), as is an
-    `assign` through a run-time stack index, since `set` writes only a named field."""
+    `assign` through a run-time stack index, since `set` writes only a named field.
+    `assign_VL` stays a primitive too: BMv2's `set` copies a varbit's value but not its
+    length (p4c emits `set` there)."""
     return [
         {"op": "set", "parameters": p["parameters"]}
         if p["op"] == "assign" and p["parameters"][0]["type"] == "field"

@@ -163,13 +163,6 @@ class ExpressionEncoder:
             if isinstance(base, HeaderStructRef):
                 return FieldRef(base.instance, nested_field(base.prefix, e.member))
             if isinstance(base, HeaderRef):
-                if isinstance(e.type, t.Varbit):
-                    # Its bytes are no BMv2 field value: they move with the header only.
-                    raise CompileError(
-                        e.pos,
-                        "a varbit field can only be extracted, emitted or copied "
-                        "with its header yet",
-                    )
                 return FieldRef(base.instance, e.member)
             if isinstance(base, StructRef | UnionRef):
                 return self._lookup(base.root, (*base.path, e.member), e)
@@ -266,6 +259,19 @@ class ExpressionEncoder:
             return op("b2d", None, self.boolean(e))
         return self.value(e)
 
+    def varbit(self, e: ast.Expression) -> Json:
+        """A varbit value, which BMv2 copies (`assign_VL`) and compares only as a field."""
+        if (arg := self.bound(e)) is not None:
+            return self.varbit(arg)
+        loc = self.locate(e) if self.is_storage(e) else None
+        if not isinstance(loc, FieldRef):
+            raise CompileError(
+                e.pos,
+                "a varbit value is read only from a varbit field or variable: BMv2 copies "
+                "and compares varbits as fields",
+            )
+        return field_node(loc)
+
     def boolean(self, e: ast.Expression) -> Json:
         if not isinstance(e.type, t.Bool):
             raise CompileError(e.pos, f"expected a bool, found {e.type}")
@@ -302,6 +308,10 @@ class ExpressionEncoder:
     def value(self, e: ast.Expression) -> Json:
         if (arg := self.bound(e)) is not None:
             return self.value(arg)
+        if isinstance(e.type, t.Varbit):
+            raise CompileError(
+                e.pos, "a varbit value can only be assigned, or compared with == or !="
+            )
         if (last := self.stack_last(e)) is not None:
             if last["type"] == "union_stack_field":
                 # BMv2 reads it only as a parse state's key (JSON_format.md).
@@ -404,6 +414,8 @@ class ExpressionEncoder:
         if e.op in ("==", "!=") and isinstance(e.left.type, t.StructLike):
             equal = self.equal(e.left, e.right, e.left.type)
             return equal if e.op == "==" else op("not", None, equal)
+        if e.op in ("==", "!=") and isinstance(e.left.type, t.Varbit):
+            return op(e.op, self.varbit(e.left), self.varbit(e.right))
         if e.op in ("==", "!=") and isinstance(e.left.type, t.Tuple):
             equal = self.equal_items(self.items(e.left), self.items(e.right))
             return equal if e.op == "==" else op("not", None, equal)

@@ -183,8 +183,8 @@ class Layout:
 
     def add_scalar(self, base: str, ty: t.Type, pos: SourcePos) -> str:
         if isinstance(ty, t.Varbit):
-            # BMv2 keeps varbit bytes only in headers; a scalar field has a fixed width.
-            raise CompileError(pos, "varbit values outside headers are not supported yet")
+            # A scalar field has a fixed width; variables get instances (`add_varbit`).
+            raise CompileError(pos, "a varbit value cannot be held in a temporary here yet")
         try:
             width = t.width_of(ty)
         except ValueError:
@@ -194,6 +194,27 @@ class Layout:
             name, n = f"{base}_{n}", n + 1
         self.scalars.append((name, width, isinstance(ty, t.Bits) and ty.signed))
         return name
+
+    def add_varbit(self, base: str, ty: t.Varbit, pos: SourcePos) -> FieldRef:
+        """A varbit variable, kept as p4c keeps it: BMv2 holds varbit bytes only in a
+        header, so each gets a metadata instance of type `$varbit<N>` whose one field,
+        `field`, is the value."""
+        if ty.max_width % 8:
+            raise CompileError(
+                pos,
+                f"varbit<{ty.max_width}> outside a header: BMv2 keeps it in a header of its "
+                "own, and a header's fields must total a multiple of 8 bits",
+            )
+        type_name = f"$varbit{ty.max_width}"
+        if type_name not in self.header_types:
+            self.header_types[type_name] = HeaderType(
+                type_name, [("field", "*", False)], ty.max_width // 8
+            )
+        name, n = base, 0
+        while any(i.name == name for i in self.instances):
+            name, n = f"{base}_{n}", n + 1
+        self.instances.append(Instance(name, type_name, metadata=True))
+        return FieldRef(name, "field")
 
     def bind_struct(
         self, root: Any, ty: t.Type, instance_prefix: str, scalar_prefix: str, pos: SourcePos
@@ -252,6 +273,8 @@ class Layout:
             for name, ft in ty.fields:
                 sub_inst = f"{inst}.{name}" if inst else name
                 self._bind(root, (*path, name), ft, sub_inst, f"{scal}.{name}", pos)
+        elif isinstance(ty, t.Varbit):
+            self.locations[(root, path)] = self.add_varbit(scal, ty, pos)
         else:
             self.locations[(root, path)] = FieldRef(SCALARS, self.add_scalar(scal, ty, pos))
 

@@ -198,7 +198,9 @@ def test_bad_varbit_programs_are_rejected(changes: dict, message: str) -> None:
 def test_varbit_field_cannot_be_read_as_a_value() -> None:
     prog = program()
     prog["actions"][0]["primitives"][1]["parameters"][1] = field("v", "opts")
-    with pytest.raises(ValueError, match="varbit field 'v.opts' can only be extracted and emitted"):
+    with pytest.raises(
+        ValueError, match="varbit field 'v.opts' can only be extracted, emitted, copied"
+    ):
         Dataplane().load_pipeline(json.dumps(prog).encode())
 
 

@@ -84,9 +84,7 @@ impl Phv {
             self.values
                 .copy_within(s.first_field..s.first_field + s.num_fields, d.first_field);
             if let (Some(dv), Some(sv)) = (d.varbit, s.varbit) {
-                let src = std::mem::take(&mut self.var[sv.slot]);
-                self.var[dv.slot].clone_from(&src);
-                self.var[sv.slot] = src;
+                self.copy_varbit(dv.slot, sv.slot);
             }
             if self.valid[src] {
                 self.make_valid(prog, dst);
@@ -94,6 +92,14 @@ impl Phv {
                 self.valid[dst] = false;
             }
         }
+    }
+
+    /// Copies varbit slot `src` (bytes and length) onto slot `dst`, reusing
+    /// `dst`'s allocation.
+    pub fn copy_varbit(&mut self, dst: usize, src: usize) {
+        let bytes = std::mem::take(&mut self.var[src]);
+        self.var[dst].clone_from(&bytes);
+        self.var[src] = bytes;
     }
 
     /// Marks header `h` valid. A union member invalidates the other members

@@ -119,6 +119,7 @@ pub fn eval(prog: &Program, phv: &Phv, params: &[u128], e: &Expr) -> i128 {
                     .is_some_and(|(a, b)| headers_equal(prog, phv, a, b)),
             )
         }
+        Expr::VarbitEq(a, b) => i128::from(phv.var[*a] == phv.var[*b]),
         Expr::UnionEq(pair) => {
             let (a, b) = (
                 union_at(prog, phv, params, &pair.0),

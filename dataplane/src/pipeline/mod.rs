@@ -284,6 +284,7 @@ impl Exec<'_> {
                 phv.set_opt(prog, prog.std.mcast_grp, 0);
             }
             Primitive::Exit => return Flow::Exit,
+            Primitive::AssignVarbit { dst, src } => phv.copy_varbit(*dst, *src),
             Primitive::NoOp => {}
             Primitive::Count { counter, index } => self.count(*counter, ev(phv, index)),
             Primitive::Clone {

@@ -113,6 +113,9 @@ pub enum Expr {
     /// `==` of two header unions (EQ_UNION): no member valid in either, or the same
     /// member valid in both and equal.
     UnionEq(Box<(UnionAt, UnionAt)>),
+    /// `==` of two varbit fields, by their PHV slots: the spec's (8.9) equal
+    /// dynamic widths and equal bits.
+    VarbitEq(usize, usize),
     /// An action parameter (`runtime_data` / `local`).
     Param(usize),
     Unary(UnOp, Box<Expr>),
@@ -217,6 +220,12 @@ pub enum Primitive {
         src: UnionAt,
     },
     SetValid(HeaderAt, bool),
+    /// `assign_VL` (a parser's `set` of varbit fields): the bytes of varbit
+    /// slot `src`, with their length, onto slot `dst`.
+    AssignVarbit {
+        dst: usize,
+        src: usize,
+    },
     MarkToDrop,
     Exit,
     NoOp,

@@ -240,10 +240,22 @@ impl Loader {
         })
     }
 
-    /// p4c compares headers and unions whole, with header-typed operands;
-    /// `None` when the operands are not both headers or both unions.
+    /// p4c compares headers and unions whole, with header-typed operands, and
+    /// varbit fields by name; `None` when the operands are none of these.
     fn whole_equal(&self, v: &Value, sc: Scope) -> Result<Option<Expr>> {
         let (l, r) = (&v["left"], &v["right"]);
+        let different = || {
+            format!(
+                "{}: '{}' compares operands of different types",
+                sc.what,
+                v["op"].as_str().unwrap_or("")
+            )
+        };
+        match (self.varbit_operand(l), self.varbit_operand(r)) {
+            (Some(a), Some(b)) => return Ok(Some(Expr::VarbitEq(a.slot, b.slot))),
+            (None, None) => {}
+            _ => return Err(different()),
+        }
         Ok(match (operand_kind(l), operand_kind(r)) {
             (Operand::Header, Operand::Header) => Some(Expr::HeaderEq(Box::new((
                 self.header_at(l, sc)?,
@@ -254,13 +266,7 @@ impl Loader {
                 self.union_at(r, sc)?,
             )))),
             (Operand::Other, Operand::Other) => None,
-            _ => {
-                return Err(format!(
-                    "{}: '{}' compares operands of different types",
-                    sc.what,
-                    v["op"].as_str().unwrap_or("")
-                ))
-            }
+            _ => return Err(different()),
         })
     }
 }

@@ -67,7 +67,7 @@ impl Loader {
                 bits += width;
             }
             let varbit = match varbit_field {
-                Some(field) => Some(self.varbit(t, h, field, bits)?),
+                Some(field) => Some(self.varbit(t, field, bits)?),
                 None => None,
             };
             if !h.metadata && !bits.is_multiple_of(8) {
@@ -175,11 +175,12 @@ impl Loader {
             .get(&(h.to_owned(), f.to_owned()))
             .copied()
             .ok_or_else(|| format!("{what}: unknown field '{h}.{f}'"))?;
-        // A varbit field's bytes are not a field value: they only move with
-        // their header (extract, emit, copies).
+        // A varbit field's bytes are not a field value: besides moving with
+        // their header, they are only copied (assign_VL) and compared (==).
         if self.fields[field].width == 0 {
             return Err(format!(
-                "{what}: varbit field '{h}.{f}' can only be extracted and emitted"
+                "{what}: varbit field '{h}.{f}' can only be extracted, emitted, copied \
+                 with assign_VL and compared with == or !="
             ));
         }
         Ok(KeySource::Field(field))

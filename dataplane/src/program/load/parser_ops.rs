@@ -63,6 +63,10 @@ impl Loader {
                         type_of(dst)
                     ));
                 }
+                // p4c writes a varbit copy in a parser as `set`, not assign_VL.
+                if self.varbit_operand(dst).is_some() {
+                    return Ok(ParserOp::Primitive(self.assign_varbit(dst, src, opw)?));
+                }
                 let dst = self.typed_field(dst, opw)?;
                 match type_of(src) {
                     "lookahead" => {

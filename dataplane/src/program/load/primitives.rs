@@ -88,6 +88,10 @@ impl Loader {
                     Expr::Binary(b, Box::new(Expr::Field(dst)), Box::new(c.data(1)?)),
                 )
             }
+            "assign_VL" => {
+                c.arity(2)?;
+                self.assign_varbit(c.arg(0)?, c.arg(1)?, what)?
+            }
             "assign_header" => {
                 c.arity(2)?;
                 Primitive::AssignHeader {

@@ -1,20 +1,22 @@
 //! Varbit fields: each header with one gets a PHV slot for its bytes and a
-//! maximum length; extracts are checked against the header's kind.
+//! maximum length; extracts are checked against the header's kind, and the
+//! few operations on a varbit value (`assign_VL`, `==`) name its field.
 
 use serde_json::Value;
 
 use super::{type_of, Loader, Result};
-use crate::program::json::{self, Header};
-use crate::program::VarbitInfo;
+use crate::program::json;
+use crate::program::{Primitive, VarbitInfo};
 
 impl Loader {
-    /// The varbit field `field` of header `h`, whose fixed fields take
-    /// `fixed_bits`; the maximum comes from the type's `max_length` (bytes of
-    /// the whole header), as the JSON carries no other bound.
+    /// The varbit field `field` of a header of type `t`, whose fixed fields
+    /// take `fixed_bits`; the maximum comes from the type's `max_length` (bytes
+    /// of the whole header), as the JSON carries no other bound. Metadata may
+    /// have one too: p4c keeps a varbit local in a metadata instance of its
+    /// own (type `$varbit<N>`, field `field`).
     pub(super) fn varbit(
         &mut self,
         t: &json::HeaderType,
-        h: &Header,
         field: usize,
         fixed_bits: u32,
     ) -> Result<VarbitInfo> {
@@ -34,18 +36,48 @@ impl Loader {
                     t.name
                 )
             })?;
-        if h.metadata {
-            return Err(format!(
-                "header '{}': metadata cannot have a varbit field",
-                h.name
-            ));
-        }
         let slot = self.num_varbits;
         self.num_varbits += 1;
         Ok(VarbitInfo {
             field,
             slot,
             max_bits,
+        })
+    }
+
+    /// The varbit field a typed value names (`{"type": "field"}`), or `None`
+    /// for any other value.
+    pub(super) fn varbit_operand(&self, v: &Value) -> Option<VarbitInfo> {
+        if type_of(v) != "field" {
+            return None;
+        }
+        let pair = v["value"].as_array().filter(|a| a.len() == 2)?;
+        let (h, f) = (pair[0].as_str()?, pair[1].as_str()?);
+        let field = *self.field_index.get(&(h.to_owned(), f.to_owned()))?;
+        let header = *self.header_index.get(h)?;
+        self.headers[header].varbit.filter(|vb| vb.field == field)
+    }
+
+    /// A parameter of `assign_VL` (or of a parser's `set` between varbits): a
+    /// varbit field.
+    pub(super) fn varbit_param(&self, v: &Value, what: &str) -> Result<VarbitInfo> {
+        self.varbit_operand(v)
+            .ok_or_else(|| format!("{what}: expected a varbit field, got {v}"))
+    }
+
+    /// `assign_VL(dst, src)`: the destination must be able to hold the
+    /// source's largest value.
+    pub(super) fn assign_varbit(&self, dst: &Value, src: &Value, what: &str) -> Result<Primitive> {
+        let (d, s) = (self.varbit_param(dst, what)?, self.varbit_param(src, what)?);
+        if d.max_bits < s.max_bits {
+            return Err(format!(
+                "{what}: a varbit field of at most {} bits cannot hold one of up to {} bits",
+                d.max_bits, s.max_bits
+            ));
+        }
+        Ok(Primitive::AssignVarbit {
+            dst: d.slot,
+            src: s.slot,
         })
     }
 
