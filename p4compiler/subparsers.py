@@ -16,10 +16,10 @@ with the sub-parser's parameters standing for the call's arguments, its construc
 parameters for its constructor arguments, and its locals renamed into the caller. Its
 `reject` is the caller's. An `out` argument starts uninitialized (spec: calling
 convention): the entry state makes its headers invalid, found through the declared
-type (typedefs, structs and unions followed); other values keep what they held, which
-the spec leaves unspecified. An `out` header stack, or an argument of a type parameter,
-is refused: a stack's next index cannot be reset here, and a type parameter's type is
-not known before type checking.
+type (typedefs, structs, unions and stacks followed; for a type parameter, the type of
+the argument as the caller declares it); other values keep what they held, which the
+spec leaves unspecified. A stack's elements become invalid and its next index 0 (spec
+6.8), by `pop_front(size)`.
 """
 
 import copy
@@ -159,7 +159,8 @@ class SubparserInliner:
                 )
             for param, argument in zip(params, args, strict=True):
                 if param.direction == "out":
-                    resets += self.uninitialized(param, param.type_ref, argument.value)
+                    type_ref = self.argument_type(caller, sub, inst, param, argument.value)
+                    resets += self.uninitialized(param, type_ref, argument.value)
                 names[param.name] = argument.value
         for local in sub.locals:
             if not isinstance(local, ast.VariableDeclaration | ast.ConstantDeclaration):
@@ -188,6 +189,60 @@ class SubparserInliner:
             states.append(substitute(state, names))
         return states
 
+    def argument_type(
+        self,
+        caller: ast.ParserDeclaration,
+        sub: ast.ParserDeclaration,
+        inst: ast.Instantiation,
+        param: ast.Parameter,
+        argument: ast.Expression,
+    ) -> ast.TypeRef:
+        """The type of an out parameter; for a type parameter, the instantiation's type
+        argument, or else the argument's type as the caller declares it."""
+        ref = param.type_ref
+        if not (isinstance(ref, ast.NamedTypeRef) and ref.name in sub.type_params):
+            return ref
+        type_args = getattr(inst.type_ref, "args", [])
+        if len(type_args) == len(sub.type_params):
+            return type_args[sub.type_params.index(ref.name)]
+        declared = self.declared_type(caller, argument)
+        if declared is None:
+            raise CompileError(
+                argument.pos,
+                f"sub-parser out parameter '{param.name}' is of type parameter "
+                f"'{ref.name}', and the type of this argument cannot be found before type "
+                "checking; pass a parameter, a local or a member of one, or declare it inout",
+            )
+        return declared
+
+    def declared_type(self, caller: ast.ParserDeclaration, e: ast.Expression) -> ast.TypeRef | None:
+        """The declared type of a parameter or local of `caller`, or of a member or
+        element of one; None for any other expression."""
+        if isinstance(e, ast.Name):
+            for d in [*caller.params, *caller.locals]:
+                if d.name == e.name and isinstance(d, ast.Parameter | ast.VariableDeclaration):
+                    return d.type_ref
+            return None
+        if isinstance(e, ast.Index):
+            base = self.declared_type(caller, e.expr)
+            return base.element if isinstance(base, ast.StackTypeRef) else None
+        if isinstance(e, ast.Member):
+            decl = self.type_declaration(self.declared_type(caller, e.expr))
+            if isinstance(
+                decl, ast.HeaderDeclaration | ast.HeaderUnionDeclaration | ast.StructDeclaration
+            ):
+                return next((f.type_ref for f in decl.fields if f.name == e.member), None)
+        return None
+
+    def type_declaration(self, type_ref: ast.TypeRef | None) -> TypeDeclaration | None:
+        """The declaration a named type stands for, typedefs followed."""
+        if not isinstance(type_ref, ast.NamedTypeRef):
+            return None
+        decl = self.types.get(type_ref.name)
+        if isinstance(decl, ast.TypedefDeclaration):
+            return self.type_declaration(decl.type_ref)
+        return decl
+
     def uninitialized(
         self, param: ast.Parameter, type_ref: ast.TypeRef, target: ast.Expression
     ) -> list[ast.Statement]:
@@ -196,24 +251,23 @@ class SubparserInliner:
         if isinstance(type_ref, ast.BaseTypeRef):
             return []
         if isinstance(type_ref, ast.StackTypeRef):
-            raise CompileError(
-                pos,
-                f"sub-parser out parameter '{param.name}' holds a header stack, whose next"
-                " index cannot be reset at the call yet; declare it inout",
-            )
+            # pop_front(size) leaves every element invalid and the next index 0.
+            size = ast.Argument(pos, copy.deepcopy(type_ref.size))
+            pop = ast.Member(pos, copy.deepcopy(target), "pop_front")
+            return [ast.MethodCallStatement(pos, ast.Call(pos, pop, [], [size]))]
         decl = self.types.get(type_ref.name) if isinstance(type_ref, ast.NamedTypeRef) else None
         if decl is None:
             raise CompileError(
                 pos,
-                f"sub-parser out parameter '{param.name}' has a type not known before type"
-                " checking (a type parameter?); declare it inout",
+                f"sub-parser out parameter '{param.name}' has a type not declared at top "
+                "level, whose headers cannot be found before type checking; declare it inout",
             )
         if isinstance(decl, ast.TypedefDeclaration):
             return self.uninitialized(param, decl.type_ref, target)
         if isinstance(decl, ast.HeaderDeclaration):
             return [_set_invalid(pos, copy.deepcopy(target))]
         if isinstance(decl, ast.HeaderUnionDeclaration | ast.StructDeclaration):
-            resets: list[ast.Statement] = []
+            resets = []
             for f in decl.fields:
                 member = ast.Member(pos, copy.deepcopy(target), f.name)
                 resets += self.uninitialized(param, f.type_ref, member)
