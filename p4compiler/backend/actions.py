@@ -72,7 +72,8 @@ class ActionLowering:
             id(p): resolve_binding(a, outer) for p, a in zip(directional, bound, strict=True)
         }
         enc = self.encoder(runtime).with_bindings(bindings)
-        prims = self.body(decl.body.stmts, enc, name)
+        resets = self.out_resets(directional, bound, outer)
+        prims = self.body(decl.body.stmts, enc, name, resets)
         return self.add_action(name, decl, runtime_data, prims, hidden=False)
 
     def add_action(
@@ -96,11 +97,19 @@ class ActionLowering:
             self.action_ids[name] = ident
         return ident
 
-    def body(self, stmts: list[ast.Statement], enc: ExpressionEncoder, owner: str) -> list[Json]:
-        """Primitives of an action (or inlined action) body; a `return` jumps to its end."""
+    def body(
+        self,
+        stmts: list[ast.Statement],
+        enc: ExpressionEncoder,
+        owner: str,
+        first: list[Json] | None = None,
+    ) -> list[Json]:
+        """Primitives of an action (or inlined action) body after `first`; a `return`
+        jumps to its end."""
         outer = (self.return_jumps, self.return_target)
         self.return_jumps, self.return_target = [], None
-        prims = self.primitives(stmts, enc, owner, base=0, top=True)
+        prims = list(first or [])
+        prims += self.primitives(stmts, enc, owner, base=len(prims), top=True)
         for jump in self.return_jumps:
             jump["parameters"][0] = _jump_target(len(prims))
         self.return_jumps, self.return_target = outer
@@ -125,8 +134,13 @@ class ActionLowering:
                 pass
             elif isinstance(s, ast.VariableDeclaration):
                 self.bind_local(s, owner)
+                # A function's or action's local is one instance for every call, so its
+                # headers are made invalid each time the declaration runs, as p4c does.
+                target = assignments.variable(s)
                 if s.init is not None:
-                    result += self.assign(assignments.variable(s), s.init, enc, here)
+                    result += self.assign(target, s.init, enc, here)
+                else:
+                    result += assignments.uninitialized(target, target.type, enc)
             elif isinstance(s, ast.Assignment):
                 result += self.assign(s.lhs, s.rhs, enc, here)
             elif isinstance(s, ast.MethodCallStatement):
@@ -179,7 +193,9 @@ class ActionLowering:
             if whole or not (len(body) == 1 and isinstance(body[0], ast.ReturnStatement)):
                 params = sym.decl.prototype.params
                 bindings = {id(p): a.value for p, a in zip(params, rhs.args, strict=True)}
-                return self.inline(body, enc.with_bindings(bindings), base, lhs)
+                resets = self.out_resets(params, [a.value for a in rhs.args], enc)
+                inlined = self.inline(body, enc.with_bindings(bindings), base + len(resets), lhs)
+                return resets + inlined
         return assignments.assign(lhs, rhs, enc)
 
     def inline(
@@ -230,8 +246,23 @@ class ActionLowering:
             callee = sym.decl
             params = callee.params if sym.kind == "action" else callee.prototype.params
             bindings = {id(p): a.value for p, a in zip(params, call.args, strict=True)}
-            return self.inline(callee.body.stmts, enc.with_bindings(bindings), base, None)
+            resets = self.out_resets(params, [a.value for a in call.args], enc)
+            inner = enc.with_bindings(bindings)
+            return resets + self.inline(callee.body.stmts, inner, base + len(resets), None)
         return externs.call_primitives(call, enc, self.ext)
+
+    def out_resets(
+        self, params: list[ast.Parameter], args: list[ast.Expression], enc: ExpressionEncoder
+    ) -> list[Json]:
+        """An `out` argument starts uninitialized (spec 6.8): its headers invalid before
+        the body, which writes the argument itself (copy_in_out.py made copies where
+        another argument could see this)."""
+        return [
+            prim
+            for p, a in zip(params, args, strict=True)
+            if p.direction == "out" and not isinstance(a, ast.DontCare)
+            for prim in assignments.uninitialized(a, self.param_type(p), enc)
+        ]
 
 
 def resolve_binding(arg: ast.Expression, outer: ExpressionEncoder) -> ast.Expression:

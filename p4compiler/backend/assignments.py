@@ -97,6 +97,22 @@ def assign(lhs: ast.Expression, rhs: ast.Expression, enc: ExpressionEncoder) -> 
     return [primitive("assign", [enc.lvalue(lhs, run_time_index=True), enc.data(rhs)])]
 
 
+def uninitialized(target: ast.Expression, ty: t.Type, enc: ExpressionEncoder) -> list[Json]:
+    """Primitives leaving every header in `target` invalid, as an out parameter or a
+    local declared without a value starts (spec 6.8: a stack also gets nextIndex 0,
+    which `pop` of its size gives); other values are left as they are (unspecified)."""
+    if isinstance(ty, t.StructLike) and ty.kind == "header":
+        return [primitive("remove_header", [enc.lvalue(target, run_time_index=True)])]
+    if isinstance(ty, t.HeaderStack):
+        return [primitive("pop", [enc.lvalue(target), node("hexstr", hexstr(ty.size, 32))])]
+    if isinstance(ty, t.StructLike):
+        return [p for n, ft in ty.fields for p in uninitialized(member(target, n, ft), ft, enc)]
+    if isinstance(ty, t.Tuple):
+        elements = [_element(target, i, item) for i, item in enumerate(ty.items)]
+        return [p for e in elements for p in uninitialized(e, e.type, enc)]
+    return []
+
+
 def _assign_tuple(
     lhs: ast.Expression, rhs: ast.Expression, ty: t.Tuple, enc: ExpressionEncoder
 ) -> list[Json]:
