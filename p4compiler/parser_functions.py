@@ -21,7 +21,7 @@ import copy
 
 from p4compiler import ast
 from p4compiler.diagnostics import CompileError
-from p4compiler.rewrite import NameSource, fresh_names, nodes, substitute
+from p4compiler.rewrite import NameSource, fresh_names, nodes, substitute, switch_as_ifs
 
 
 def _branches(decl: ast.FunctionDeclaration) -> bool:
@@ -153,7 +153,9 @@ class ParserFunctionInliner:
                 otherwise = self.returns([stmt.otherwise], done, result)
                 stmt.otherwise = ast.BlockStatement(pos, otherwise)
         elif isinstance(stmt, ast.SwitchStatement) and _returns(stmt):
-            raise CompileError(pos, "a return inside a switch, in a function called in a parser")
+            # As ifs (each test with its own copy of the value, as this edits in place),
+            # whose returns are lowered like any other.
+            return self.lowered(switch_as_ifs(stmt, copy_value=True), done, result)
         return stmt
 
 

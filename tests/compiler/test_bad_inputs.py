@@ -260,15 +260,6 @@ CASES = {
         "parser S<H>(packet_in q, out H h) { state start { transition accept; } }\nparser P(",
         1,
     ),
-    # Inlining a function in a parser state turns its returns into a flag through ifs.
-    "return_in_switch_in_function_in_parser": parser(
-        "    state start { m.x = f(m.x); transition accept; }"
-    ).replace(
-        "parser P(",
-        "bit<8> f(in bit<8> v) {\n    @@switch (v) { 1: { return 2; } }\n    return 3;\n}\n"
-        "parser P(",
-        1,
-    ),
     # A control-typed constructor parameter needs an instance, not a value.
     "control_argument_not_an_instance": ingress(
         "        o.apply(hdr.h);", "    O(@@5) o;\n"
