@@ -1,5 +1,7 @@
 """Values the back end cannot compute inside an expression, taken out of it: calls of
-functions with a body of several statements, and a table's `apply().hit` or `.miss`.
+functions with a body of several statements, a table's `apply().hit` or `.miss`, and a
+parser's `pk.lookahead<T>()` (BMv2 reads the bits ahead only into a field, or as a
+select key).
 
 The back end inlines such a function only where its value goes straight into a variable
 (`x = f(...);`, `T x = f(...);`), and branches on a table's hit only in an if's
@@ -73,6 +75,24 @@ def _table_hit(e: Any) -> bool:  # noqa: ANN401 - any AST node
     )
 
 
+def _lookahead(e: Any) -> bool:  # noqa: ANN401 - any AST node
+    """`pk.lookahead<T>()`: BMv2 reads the bits ahead only as a parser `set` source or a
+    select key, so inside an expression it is read into a temporary first."""
+    return (
+        isinstance(e, ast.Call)
+        and isinstance(e.func, ast.Member)
+        and e.func.member == "lookahead"
+        and len(e.type_args) == 1
+        and not e.args
+    )
+
+
+def _peek(e: ast.Expression | None) -> bool:
+    """A lookahead, or a field of one, that the back end reads where it stands (the
+    whole value of an assignment, or a select key)."""
+    return _lookahead(e) or (isinstance(e, ast.Member) and _lookahead(e.expr))
+
+
 def _is_constant(e: ast.Expression) -> bool:
     return isinstance(e, ast.IntLiteral | ast.BoolLiteral | ast.StringLiteral)
 
@@ -129,6 +149,7 @@ class Hoister(StatementRewriter):
             (isinstance(n, ast.Call) and self.hoisted_function(n))
             or self.member_of_call(n)
             or (not in_condition and _table_hit(n))
+            or _lookahead(n)
             for n in nodes(e)
         )
 
@@ -174,6 +195,8 @@ class Hoister(StatementRewriter):
     ) -> ast.Expression:
         if not self.needs_hoisting(e, in_condition):
             return e
+        if _lookahead(e):
+            return self.temporary(e.pos, e.type_args[0], e, pre)
         if isinstance(e, ast.Call):
             return self.call(e, pre, conditional)
         if _table_hit(e) and not in_condition:
@@ -220,7 +243,8 @@ class Hoister(StatementRewriter):
             values = self.operands([v for _, v in e.fields], pre, conditional)
             e.fields = [(n, v) for (n, _), v in zip(e.fields, values, strict=True)]
         elif isinstance(e, ast.SelectExpression):
-            e.keys = self.operands(e.keys, pre, conditional)
+            keys = self.operands([k for k in e.keys if not _peek(k)], pre, conditional)
+            e.keys = [k if _peek(k) else keys.pop(0) for k in e.keys]
         else:
             raise CompileError(e.pos, "a function call is not supported inside this expression")
         return e
@@ -341,7 +365,10 @@ class Hoister(StatementRewriter):
 
     def stmt(self, s: ast.Statement) -> list[ast.Statement]:
         pre: list[ast.Statement] = []
-        if isinstance(s, ast.Assignment):
+        peeks = _peek(s.rhs) and s.op == "=" if isinstance(s, ast.Assignment) else False
+        if peeks or (isinstance(s, ast.VariableDeclaration) and _peek(s.init)):
+            pass  # the back end reads these in place
+        elif isinstance(s, ast.Assignment):
             if s.op == "=" and self.direct(s.rhs):
                 assert isinstance(s.rhs, ast.Call)
                 self.arguments(s.rhs, pre, False)

@@ -188,10 +188,13 @@ class ActionLowering:
         sym = rhs.ref if isinstance(rhs, ast.Call) else None
         if isinstance(rhs, ast.Call) and isinstance(sym, Symbol) and sym.kind == "function":
             body = sym.decl.body.stmts
-            # A struct or tuple value is assigned member by member from the return.
+            params = sym.decl.prototype.params
+            # A struct or tuple value is assigned member by member from the return; a
+            # function with out or inout parameters writes them besides.
             whole = isinstance(rhs.type, t.StructLike | t.Tuple)
-            if whole or not (len(body) == 1 and isinstance(body[0], ast.ReturnStatement)):
-                params = sym.decl.prototype.params
+            writes = any(p.direction in ("out", "inout") for p in params)
+            single = len(body) == 1 and isinstance(body[0], ast.ReturnStatement)
+            if whole or writes or not single:
                 bindings = {id(p): a.value for p, a in zip(params, rhs.args, strict=True)}
                 resets = self.out_resets(params, [a.value for a in rhs.args], enc)
                 inlined = self.inline(body, enc.with_bindings(bindings), base + len(resets), lhs)

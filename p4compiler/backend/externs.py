@@ -224,7 +224,8 @@ def field_list(enc: ExpressionEncoder, e: ast.Expression) -> list[Json]:
     items = e.items if isinstance(e, ast.ListExpression) else [e]
     result = []
     for item in items:
-        value = enc.data(item)
+        # A varbit field counts with the bytes it holds, as BMv2 builds the input.
+        value = enc.varbit(item) if isinstance(item.type, t.Varbit) else enc.data(item)
         if value["type"] not in ("field", "hexstr", "header"):
             raise CompileError(item.pos, "hash and checksum inputs must be fields or constants")
         if value["type"] == "hexstr":

@@ -20,6 +20,11 @@ pub fn compute(prog: &Program, calc: usize, phv: &Phv, payload: &[u8], buf: &mut
         match input {
             CalcInput::Field(f) => push(buf, prog.fields[*f].width, phv.get(*f)),
             CalcInput::Const { value, width } => push(buf, *width, *value),
+            CalcInput::Varbit(slot) => {
+                for &b in &phv.var[*slot] {
+                    push(buf, 8, u128::from(b));
+                }
+            }
             CalcInput::Header(h) => {
                 if phv.valid[*h] {
                     let hi = &prog.headers[*h];

@@ -497,7 +497,12 @@ pub enum Algorithm {
 #[derive(Debug)]
 pub enum CalcInput {
     Field(usize),
-    Const { value: u128, width: u32 },
+    /// A varbit field: its bytes (varbit slot), as long as they are.
+    Varbit(usize),
+    Const {
+        value: u128,
+        width: u32,
+    },
     Header(usize),
     Payload,
 }

@@ -23,7 +23,10 @@ impl Loader {
             .iter()
             .map(|i| {
                 Ok(match type_of(i) {
-                    "field" => CalcInput::Field(self.field(&i["value"], &what)?),
+                    "field" => match self.varbit_operand(i) {
+                        Some(v) => CalcInput::Varbit(v.slot),
+                        None => CalcInput::Field(self.field(&i["value"], &what)?),
+                    },
                     "header" => CalcInput::Header(self.header(&i["value"], &what)?),
                     "payload" => CalcInput::Payload,
                     "hexstr" => {
