@@ -1,7 +1,9 @@
 """Parsing STF files into commands.
 
 The grammar is p4c's (`backends/bmv2/stf_parser.py`): one command a line, `#` starts a
-comment. Every command keeps its line number so that a failure can point at it.
+comment. Besides it, the simple_switch_CLI commands p4c's BMv2 runner passes on to the
+switch: mirroring_add, mc_mgrp_create, mc_node_create, mc_node_associate and
+register_write. Every command keeps its line number so that a failure can point at it.
 """
 
 import re
@@ -59,7 +61,72 @@ class Wait:
     line: int
 
 
-Command = Add | SetDefault | Packet | Expect | RemoveAll | Wait
+@dataclass(frozen=True)
+class MirroringAdd:
+    """`mirroring_add SESSION PORT`: the clone session sends its copies to PORT."""
+
+    line: int
+    session: int
+    port: int
+
+
+@dataclass(frozen=True)
+class McGroupCreate:
+    line: int
+    group: int
+
+
+@dataclass(frozen=True)
+class McNodeCreate:
+    """`mc_node_create RID PORT...`: a node, whose handle is the count made before it."""
+
+    line: int
+    rid: int
+    ports: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class McNodeAssociate:
+    line: int
+    group: int
+    node: int
+
+
+@dataclass(frozen=True)
+class RegisterWrite:
+    line: int
+    register: str
+    index: int
+    value: str  # as written: decimal, 0x or 0b
+
+
+@dataclass(frozen=True)
+class CheckCounter:
+    """`check_counter NAME(INDEX) [packets|bytes OP VALUE]`; without a condition it
+    only checks that the counter and index exist."""
+
+    line: int
+    counter: str
+    index: int
+    count_type: str | None = None
+    op: str | None = None
+    value: int | None = None
+
+
+Command = (
+    Add
+    | SetDefault
+    | Packet
+    | Expect
+    | RemoveAll
+    | Wait
+    | MirroringAdd
+    | McGroupCreate
+    | McNodeCreate
+    | McNodeAssociate
+    | RegisterWrite
+    | CheckCounter
+)
 
 _NAME = r"[A-Za-z_$][\w$.\[\]]*"
 _ACTION = re.compile(rf"^(?P<name>{_NAME})\s*\((?P<args>[^)]*)\)\s*(=\s*\w+\s*)?$")
@@ -144,9 +211,12 @@ def _port(word: str) -> int:
 def _parse_packet(line: int, rest: str) -> Packet:
     port, _, data = rest.partition(" ")
     hex_digits = "".join(data.split())
-    if not hex_digits or len(hex_digits) % 2 or not re.fullmatch(r"[0-9A-Fa-f]*", hex_digits):
-        raise ValueError("packet data must be an even number of hex digits")
-    return Packet(line, _port(port), bytes.fromhex(hex_digits))
+    if not re.fullmatch(r"[0-9A-Fa-f]*", hex_digits):
+        raise ValueError("packet data must be hex digits")
+    # As p4c's runner reads them two at a time: a last lone digit is a byte of its own
+    # (`...20 0` ends in 0x20 0x00), and no digits at all is an empty packet.
+    data_bytes = bytes(int(hex_digits[i : i + 2], 16) for i in range(0, len(hex_digits), 2))
+    return Packet(line, _port(port), data_bytes)
 
 
 def _parse_expect(line: int, rest: str) -> Expect:
@@ -171,11 +241,69 @@ def _parse_no_packet(line: int, rest: str) -> None:
         raise ValueError("no_packet takes no arguments")
 
 
-def _unsupported(name: str):  # noqa: ANN202 - returns a parser function
-    def parse(line: int, rest: str) -> None:
-        raise ValueError(f"'{name}' is not supported yet")
+def _number(word: str, what: str) -> int:
+    try:
+        return int(word, 0)
+    except ValueError:
+        raise ValueError(f"{what} '{word}' is not a number") from None
 
-    return parse
+
+def _numbers(rest: str, names: tuple[str, ...]) -> list[int]:
+    words = rest.split()
+    if len(words) != len(names):
+        raise ValueError(f"expected {' '.join(n.upper() for n in names)}")
+    return [_number(w, n) for w, n in zip(words, names, strict=True)]
+
+
+def _parse_mirroring_add(line: int, rest: str) -> MirroringAdd:
+    session, port = _numbers(rest, ("session", "port"))
+    return MirroringAdd(line, session, port)
+
+
+def _parse_mc_mgrp_create(line: int, rest: str) -> McGroupCreate:
+    [group] = _numbers(rest, ("group",))
+    return McGroupCreate(line, group)
+
+
+def _parse_mc_node_create(line: int, rest: str) -> McNodeCreate:
+    words = rest.split()
+    if len(words) < 2:
+        raise ValueError("expected RID PORT...")
+    rid = _number(words[0], "rid")
+    return McNodeCreate(line, rid, tuple(_number(w, "port") for w in words[1:]))
+
+
+def _parse_mc_node_associate(line: int, rest: str) -> McNodeAssociate:
+    group, node = _numbers(rest, ("group", "node"))
+    return McNodeAssociate(line, group, node)
+
+
+def _parse_register_write(line: int, rest: str) -> RegisterWrite:
+    words = rest.split()
+    if len(words) != 3:
+        raise ValueError("expected REGISTER INDEX VALUE")
+    return RegisterWrite(line, words[0], _number(words[1], "index"), words[2])
+
+
+_CHECK_COUNTER = re.compile(
+    rf"^(?P<name>{_NAME})\s*\(\s*(?P<index>\w+)\s*\)"
+    r"(\s+(?P<type>packets|bytes)\s*(?P<op>==|!=|<=|<|>=|>)\s*(?P<value>\w+))?$"
+)
+
+
+def _parse_check_counter(line: int, rest: str) -> CheckCounter:
+    match = _CHECK_COUNTER.match(rest)
+    if not match:
+        raise ValueError("expected COUNTER(INDEX) [packets|bytes OP VALUE]")
+    value = match["value"]
+    return CheckCounter(
+        line,
+        match["name"],
+        _number(match["index"], "index"),
+        match["type"],
+        match["op"],
+        None if value is None else _number(value, "value"),
+    )
 
 
 _PARSERS = {
@@ -186,9 +314,10 @@ _PARSERS = {
     "remove": _parse_remove,
     "wait": lambda line, rest: Wait(line),
     "no_packet": _parse_no_packet,
-    "check_counter": _unsupported("check_counter"),
-    "mc_mgrp_create": _unsupported("mc_mgrp_create"),
-    "mc_node_create": _unsupported("mc_node_create"),
-    "mc_node_associate": _unsupported("mc_node_associate"),
-    "mirroring_add": _unsupported("mirroring_add"),
+    "check_counter": _parse_check_counter,
+    "mc_mgrp_create": _parse_mc_mgrp_create,
+    "mc_node_create": _parse_mc_node_create,
+    "mc_node_associate": _parse_mc_node_associate,
+    "mirroring_add": _parse_mirroring_add,
+    "register_write": _parse_register_write,
 }

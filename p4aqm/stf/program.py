@@ -58,6 +58,8 @@ class Program:
                 keys = tuple(self._key(k, widths) for k in table["key"])
                 table_actions = tuple(actions[i] for i in table["action_ids"])
                 self.tables[table["name"]] = Table(table["name"], keys, table_actions)
+        self.counters = {c["name"]: c["name"] for c in bmv2.get("counter_arrays", [])}
+        self.register_widths = {r["name"]: r["bitwidth"] for r in bmv2.get("register_arrays", [])}
 
     @staticmethod
     def _field_widths(bmv2: dict[str, Any]) -> dict[tuple[str, str], int]:
@@ -79,6 +81,15 @@ class Program:
             width, dotted = widths[tuple(target)], ".".join(target)
         names = tuple(dict.fromkeys(n for n in (key.get("name"), dotted) if n))
         return KeyField(names, key["match_type"], width)
+
+    def counter(self, name: str) -> str:
+        """A counter array's JSON name, from its name or a suffix of it."""
+        return _resolve("counter", name, self.counters)
+
+    def register(self, name: str) -> tuple[str, int]:
+        """A register array's JSON name and cell width."""
+        full = _resolve("register", name, {n: n for n in self.register_widths})
+        return full, self.register_widths[full]
 
     def table(self, name: str) -> Table:
         return _resolve("table", name, self.tables)

@@ -3,17 +3,42 @@
 Semantics follow p4c's BMv2 runner: packets are injected in file order; at the end,
 each port's output is compared with that port's `expect`s in order (a prefix match
 unless the pattern ends in `$`, `*` matching any nibble); a bare `expect PORT` accepts
-whatever that port sends; every other port must send nothing.
+whatever that port sends; every other port must send nothing. `check_counter` is checked
+where it stands, after the packets before it.
 """
 
 import json
+import operator
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from p4aqm.stf import values
-from p4aqm.stf.commands import Add, Command, Expect, Packet, RemoveAll, SetDefault, Wait
+from p4aqm.stf.commands import (
+    Add,
+    CheckCounter,
+    Command,
+    Expect,
+    McGroupCreate,
+    McNodeAssociate,
+    McNodeCreate,
+    MirroringAdd,
+    Packet,
+    RegisterWrite,
+    RemoveAll,
+    SetDefault,
+    Wait,
+)
 from p4aqm.stf.program import Program, ProgramError
 from p4switch._dataplane import Dataplane
+
+_COMPARE = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
 
 # Ports that exist even if the test never names them, so a packet sent to a port
 # the test did not expect is seen and reported rather than lost.
@@ -57,6 +82,10 @@ class StfRunner:
         self.bmv2_json = bmv2_json
         self.seed = seed
         self.trace = trace
+        # The multicast nodes made so far, by handle: (rid, ports); and each group's.
+        self.mc_nodes: list[tuple[int, tuple[int, ...]]] = []
+        self.mc_groups: dict[int, list[int]] = {}
+        self.source = json_name
 
     def run(self, commands: list[Command], source: str) -> StfResult:
         ports = {c.port for c in commands if isinstance(c, Packet | Expect)}
@@ -70,6 +99,7 @@ class StfRunner:
         dataplane.set_trace(self.trace)
 
         result = StfResult()
+        self.source = source
         expects: dict[int, list[Expect]] = defaultdict(list)
         for command in commands:
             try:
@@ -81,7 +111,7 @@ class StfRunner:
         for port, packet in dataplane.take_output():
             outputs[port].append(packet)
             result.packets_out += 1
-        result.failures = _compare(expects, outputs, source)
+        result.failures += _compare(expects, outputs, source)
         return result
 
     def _apply(
@@ -107,6 +137,8 @@ class StfRunner:
                 action = self.program.action(table, command.action)
                 data = _action_data(action.params, dict(command.args))
                 dataplane.table_set_default(table.name, action.name, data)
+            case Packet() if not command.data:
+                pass  # a frame of no bytes cannot be sent; BMv2's runs show nothing leave
             case Packet():
                 dataplane.inject(command.port, command.data)
                 result.packets_in += 1
@@ -117,6 +149,56 @@ class StfRunner:
                     dataplane.table_clear(name)
             case Wait():
                 pass  # injection is synchronous: every earlier packet is already out
+            case MirroringAdd():
+                dataplane.clone_session_set(command.session, [(command.port, 0)])
+            case McGroupCreate() | McNodeCreate() | McNodeAssociate():
+                self._multicast(dataplane, command)
+            case RegisterWrite():
+                name, width = self.program.register(command.register)
+                dataplane.register_write(name, command.index, values.number(command.value, width))
+            case CheckCounter():
+                why = self._check_counter(dataplane, command)
+                if why:
+                    result.failures.append(f"{self.source}:{command.line}: check_counter: {why}")
+
+    def _multicast(
+        self, dataplane: Dataplane, command: McGroupCreate | McNodeCreate | McNodeAssociate
+    ) -> None:
+        """BMv2's PRE as its CLI builds it: groups of nodes, a node being a replication
+        id and its ports; the switch takes each group as its (port, rid) copies."""
+        if isinstance(command, McNodeCreate):
+            self.mc_nodes.append((command.rid, command.ports))
+            return
+        if isinstance(command, McGroupCreate):
+            self.mc_groups[command.group] = []
+        else:
+            if command.group not in self.mc_groups:
+                raise ValueError(f"multicast group {command.group} was not created")
+            if not 0 <= command.node < len(self.mc_nodes):
+                raise ValueError(f"no multicast node with handle {command.node}")
+            self.mc_groups[command.group].append(command.node)
+        replicas = [
+            (port, rid)
+            for node in self.mc_groups[command.group]
+            for rid, ports in [self.mc_nodes[node]]
+            for port in ports
+        ]
+        dataplane.mc_group_set(command.group, replicas)
+
+    def _check_counter(self, dataplane: Dataplane, command: CheckCounter) -> str | None:
+        byte_count, packet_count = dataplane.counter_read(
+            self.program.counter(command.counter), command.index
+        )
+        if command.count_type is None:
+            return None
+        assert command.op is not None and command.value is not None
+        got = packet_count if command.count_type == "packets" else byte_count
+        if _COMPARE[command.op](got, command.value):
+            return None
+        return (
+            f"{command.counter}({command.index}) has {got} {command.count_type}, "
+            f"expected {command.op} {command.value}"
+        )
 
 
 def _matches(pattern: str, packet: bytes, exact_length: bool) -> str | None:

@@ -416,6 +416,9 @@ class ExpressionEncoder:
             return equal if e.op == "==" else op("not", None, equal)
         if e.op in ("==", "!=") and isinstance(e.left.type, t.Varbit):
             return op(e.op, self.varbit(e.left), self.varbit(e.right))
+        if e.op in ("==", "!=") and isinstance(e.left.type, t.HeaderStack):
+            equal = self.equal_stacks(e.left, e.right, e.left.type)
+            return equal if e.op == "==" else op("not", None, equal)
         if e.op in ("==", "!=") and isinstance(e.left.type, t.Tuple):
             equal = self.equal_items(self.items(e.left), self.items(e.right))
             return equal if e.op == "==" else op("not", None, equal)
@@ -464,6 +467,18 @@ class ExpressionEncoder:
         valid_a, valid_b = self.header_valid(a), self.header_valid(b)
         neither = op("and", op("not", None, valid_a), op("not", None, valid_b))
         return op("or", neither, op("and", op("and", valid_a, valid_b), result))
+
+    def equal_stacks(self, a: ast.Expression, b: ast.Expression, ty: t.HeaderStack) -> Json:
+        """Stacks of one type are equal when every element is (spec, operations on header
+        stacks), compared pairwise as headers."""
+        element = ty.element
+        if not isinstance(element, t.StructLike):
+            raise CompileError(a.pos, f"comparing stacks of {element} is not supported")
+        result: Json = node("bool", True)
+        for i in range(ty.size):
+            same = self.equal(_index(a, i, element), _index(b, i, element), element)
+            result = same if i == 0 else op("and", result, same)
+        return result
 
     def items(self, e: ast.Expression) -> list[ast.Expression]:
         """A tuple's elements: a list's items, or a stored tuple's by index."""
@@ -528,6 +543,14 @@ class ExpressionEncoder:
         ):
             return self.wrap(inner, dst)
         return inner
+
+
+def _index(base: ast.Expression, i: int, ty: t.Type) -> ast.Index:
+    literal = ast.IntLiteral(base.pos, i, None, False)
+    literal.type = t.InfInt()
+    element = ast.Index(base.pos, base, literal)
+    element.type = ty
+    return element
 
 
 def _member(base: ast.Expression, name: str, ty: t.Type) -> ast.Member:

@@ -286,7 +286,7 @@ class Expressions:
             self.coerce(left, b)
         elif isinstance(b, t.InfInt) and not isinstance(a, t.InfInt):
             self.coerce(right, a)
-        elif a != b:
+        elif a != b and not t.same_stack_type(a, b):
             raise CompileError(pos, f"operands have different types: {a} and {b}")
 
     def cast(self, e: ast.Cast, scope: Scope) -> t.Type:

@@ -51,9 +51,13 @@ def test_failing_stf_is_reported(tmp_path: Path, edit: tuple[str, str], message:
         ("add ipv4_lpm dst_addr:0x0a000200/40 drop()", "prefix length must be 0..32"),
         ("add ipv4_lpm dst_addr:1 ipv4_forward(port:2)", "missing action argument(s): dst_mac"),
         ("setdefault ipv4_lpm nosuch()", "no action 'nosuch' in table MyIngress.ipv4_lpm"),
-        ("packet 1 0x0g", "l3.stf:1: error: packet: packet data must be an even number"),
+        ("packet 1 0x0g", "l3.stf:1: error: packet: packet data must be hex digits"),
         ("explode 1", "l3.stf:1: error: unknown STF command 'explode'"),
-        ("check_counter c(1)", "'check_counter' is not supported yet"),
+        ("check_counter c(1)", "l3.stf:1: error: no counter 'c'"),
+        ("check_counter c(1) packets ~ 2", "expected COUNTER(INDEX) [packets|bytes OP VALUE]"),
+        ("mirroring_add 5", "l3.stf:1: error: mirroring_add: expected SESSION PORT"),
+        ("mc_node_associate 1 0", "multicast group 1 was not created"),
+        ("register_write r 0 1", "no register 'r'"),
     ],
 )
 def test_bad_stf_gives_a_positioned_error(tmp_path: Path, line: str, message: str) -> None:
@@ -63,3 +67,13 @@ def test_bad_stf_gives_a_positioned_error(tmp_path: Path, line: str, message: st
     assert result.returncode == 1
     assert message in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_odd_and_empty_packet_data_read_as_p4cs_runner_does(tmp_path: Path) -> None:
+    # Digits go two by two, a last lone one making a byte of its own; a packet with no
+    # data sends nothing. l3_forward drops what its table does not route.
+    stf = tmp_path / "l3.stf"
+    stf.write_text("packet 1 0\npacket 1\n")
+    result = p4aqm_stf(str(stf), "--p4", str(P4SRC / "l3_forward.p4"))
+    assert result.returncode == 0, result.stderr
+    assert "1 packet(s) in, 0 out" in result.stdout
