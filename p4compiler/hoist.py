@@ -369,13 +369,14 @@ class Hoister(StatementRewriter):
         if peeks or (isinstance(s, ast.VariableDeclaration) and _peek(s.init)):
             pass  # the back end reads these in place
         elif isinstance(s, ast.Assignment):
+            # The target first: its indices are evaluated before the value (and saved
+            # when the value's calls could change what they read).
+            self.target_indices(s.lhs, pre, self.changes_state(s.rhs))
             if s.op == "=" and self.direct(s.rhs):
                 assert isinstance(s.rhs, ast.Call)
                 self.arguments(s.rhs, pre, False)
             else:
                 s.rhs = self.expr(s.rhs, pre)
-            if self.needs_hoisting(s.lhs):
-                raise CompileError(s.lhs.pos, "a function call inside an assignment's target")
         elif isinstance(s, ast.VariableDeclaration) and s.init is not None:
             if self.direct(s.init):
                 assert isinstance(s.init, ast.Call)
@@ -399,6 +400,18 @@ class Hoister(StatementRewriter):
         elif isinstance(s, ast.ReturnStatement) and s.value is not None:
             s.value = self.expr(s.value, pre)
         return [*pre, s]
+
+    def target_indices(self, e: ast.Expression, pre: list, save: bool) -> None:
+        """The run-time indices in an assignment's target, left to right: calls in them
+        hoisted, and each saved in a temporary when `save`."""
+        if isinstance(e, ast.Member | ast.Slice):
+            self.target_indices(e.expr, pre, save)
+        elif isinstance(e, ast.Index):
+            self.target_indices(e.expr, pre, save)
+            index = self.expr(e.index, pre)
+            if save and index is e.index and not _is_constant(index):
+                index = self.saved(index, pre)
+            e.index = index
 
     def parser_state(self, state: ast.ParserState) -> None:
         state.stmts = self.stmts(state.stmts)
