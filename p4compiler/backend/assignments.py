@@ -171,13 +171,20 @@ def _element(base: ast.Expression, index: int, ty: t.HeaderStack | t.Type) -> as
 
 
 def _slice(sl: ast.Slice, rhs: ast.Expression, enc: ExpressionEncoder) -> Json:
-    # f[hi:lo] = v  is  f = (f & ~mask) | ((v << lo) & mask)
+    # f[hi:lo] = v  is  f = (f & ~mask) | ((v << lo) & mask); a slice of a slice,
+    # f[h1:l1][h2:l2], is f[l1 + h2 : l1 + l2].
     hi, lo = const_value(sl.hi), const_value(sl.lo)
-    base_ty = sl.expr.type
-    assert isinstance(hi, int) and isinstance(lo, int) and isinstance(base_ty, t.Bits)
+    assert isinstance(hi, int) and isinstance(lo, int)
+    base = sl.expr
+    while isinstance(base, ast.Slice):
+        outer_lo = const_value(base.lo)
+        assert isinstance(outer_lo, int)
+        hi, lo, base = hi + outer_lo, lo + outer_lo, base.expr
+    base_ty = base.type
+    assert isinstance(base_ty, t.Bits)
     w = base_ty.width
     mask = ((1 << (hi - lo + 1)) - 1) << lo
-    target = enc.lvalue(sl.expr, run_time_index=True)
+    target = enc.lvalue(base, run_time_index=True)
     keep = op("&", target, node("hexstr", hexstr(~mask & ((1 << w) - 1), w)))
     shifted = op("<<", enc.data(rhs), node("hexstr", hexstr(lo, 32)))
     new = op("&", shifted, node("hexstr", hexstr(mask, w)))

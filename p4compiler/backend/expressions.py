@@ -259,6 +259,27 @@ class ExpressionEncoder:
             return op("b2d", None, self.boolean(e))
         return self.value(e)
 
+    def component(self, e: ast.Expression) -> ast.Expression | None:
+        """For a member of a list or struct expression (`{a, {b, c}}.y.z`, as when an
+        inlined function reads a member of a parameter given such an argument), the
+        expression of that member; None for any other expression."""
+        if not (isinstance(e, ast.Member) and e.ref is None):
+            return None
+        base = e.expr
+        while (arg := self.bound(base)) is not None:
+            base = arg
+        base = self.component(base) or base
+        if isinstance(base, ast.Cast):
+            base = base.expr
+        ty = e.expr.type
+        if isinstance(base, ast.StructExpression):
+            return dict(base.fields).get(e.member)
+        if isinstance(base, ast.ListExpression) and isinstance(ty, t.StructLike):
+            names = [n for n, _ in ty.fields]
+            if e.member in names and len(base.items) == len(names):
+                return base.items[names.index(e.member)]
+        return None
+
     def varbit(self, e: ast.Expression) -> Json:
         """A varbit value, which BMv2 copies (`assign_VL`) and compares only as a field."""
         if (arg := self.bound(e)) is not None:
@@ -312,6 +333,8 @@ class ExpressionEncoder:
             raise CompileError(
                 e.pos, "a varbit value can only be assigned, or compared with == or !="
             )
+        if (part := self.component(e)) is not None:
+            return self.value(part)
         if (last := self.stack_last(e)) is not None:
             if last["type"] == "union_stack_field":
                 # BMv2 reads it only as a parse state's key (JSON_format.md).
