@@ -1,7 +1,7 @@
 """Values the back end cannot compute inside an expression, taken out of it: calls of
 functions with a body of several statements, a table's `apply().hit` or `.miss`, and a
 parser's `pk.lookahead<T>()` (BMv2 reads the bits ahead only into a field, or as a
-select key).
+select key). Alike, `pk.extract<H>(_)` extracts into a temporary header.
 
 The back end inlines such a function only where its value goes straight into a variable
 (`x = f(...);`, `T x = f(...);`), and branches on a table's hit only in an if's
@@ -91,6 +91,16 @@ def _peek(e: ast.Expression | None) -> bool:
     """A lookahead, or a field of one, that the back end reads where it stands (the
     whole value of an assignment, or a select key)."""
     return _lookahead(e) or (isinstance(e, ast.Member) and _lookahead(e.expr))
+
+
+def _extract_to_dont_care(call: ast.Call) -> bool:
+    return (
+        isinstance(call.func, ast.Member)
+        and call.func.member == "extract"
+        and len(call.type_args) == 1
+        and len(call.args) == 1
+        and isinstance(call.args[0].value, ast.DontCare)
+    )
 
 
 def _is_constant(e: ast.Expression) -> bool:
@@ -383,6 +393,15 @@ class Hoister(StatementRewriter):
                 self.arguments(s.init, pre, False)
             else:
                 s.init = self.expr(s.init, pre)
+        elif isinstance(s, ast.MethodCallStatement) and _lookahead(s.call):
+            # Its value unused, it still fails with PacketTooShort when the bits are not
+            # there: read into a temporary.
+            self.temporary(s.pos, s.call.type_args[0], s.call, pre)
+            return pre
+        elif isinstance(s, ast.MethodCallStatement) and _extract_to_dont_care(s.call):
+            # `pk.extract<H>(_)`: extracted into a header of its own, then forgotten.
+            header = self.temporary(s.pos, s.call.type_args[0], None, pre)
+            s.call.args[0].value = header
         elif isinstance(s, ast.MethodCallStatement):
             self.arguments(s.call, pre, False)
         elif isinstance(s, ast.IfStatement):
@@ -400,6 +419,20 @@ class Hoister(StatementRewriter):
         elif isinstance(s, ast.ReturnStatement) and s.value is not None:
             s.value = self.expr(s.value, pre)
         return [*pre, s]
+
+    def enter_control(self, control: ast.ControlDeclaration) -> None:
+        """A control's variables are initialised, in order, when it is applied. Where an
+        initialiser needs hoisting, every initialiser moves to the start of the apply
+        block (keeping their order), where statements can be put before it."""
+        variables = [d for d in control.locals if isinstance(d, ast.VariableDeclaration) and d.init]
+        if not any(self.needs_hoisting(d.init) for d in variables if d.init is not None):
+            return
+        starts: list[ast.Statement] = []
+        for d in variables:
+            assert d.init is not None
+            starts.append(ast.Assignment(d.pos, ast.Name(d.pos, d.name), d.init))
+            d.init = None
+        control.body.stmts[:0] = starts
 
     def target_indices(self, e: ast.Expression, pre: list, save: bool) -> None:
         """The run-time indices in an assignment's target, left to right: calls in them

@@ -56,6 +56,8 @@ class Specializer:
                 kept_args.append(argument)
                 continue
             value = argument.value
+            if isinstance(value, ast.Name):
+                value = self.instance_named(value, before)
             if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
                 raise CompileError(
                     argument.pos, f"'{param.name}' needs a control instance, e.g. C()"
@@ -72,6 +74,29 @@ class Specializer:
         self.control_types.add(special.name)
         self.locals_of(special)  # its new instances may take controls too
         return special.name, kept_args
+
+    def instance_named(self, name: ast.Name, where: ast.Declaration) -> ast.Expression:
+        """An instance declared before, passed by name (`C1() c1; C2(c1) c2;`), as the
+        constructor call it was made with. Its copy is an instance of its own, which is
+        the same only for a control without tables or externs: others are refused."""
+        locals_ = where.locals if isinstance(where, ast.ControlDeclaration) else []
+        found = next(
+            (d for d in locals_ if isinstance(d, ast.Instantiation) and d.name == name.name),
+            None,
+        )
+        if found is None or not isinstance(found.type_ref, ast.NamedTypeRef):
+            return name
+        control = self.controls.get(found.type_ref.name)
+        if control is None or any(
+            isinstance(d, ast.TableDeclaration | ast.Instantiation) for d in control.locals
+        ):
+            raise CompileError(
+                name.pos,
+                f"'{name.name}' has tables or externs, which one instance passed to several "
+                "controls would share; this is not supported yet: pass a new instance",
+            )
+        call = ast.Call(name.pos, ast.Name(name.pos, found.type_ref.name), [], found.args)
+        return call
 
     def locals_of(self, control: ast.ControlDeclaration) -> None:
         for local in control.locals:

@@ -27,6 +27,9 @@ def variable(decl: ast.VariableDeclaration) -> ast.Name:
 
 
 def assign(lhs: ast.Expression, rhs: ast.Expression, enc: ExpressionEncoder) -> list[Json]:
+    # A parameter of an inlined call writes its argument, which may be a slice.
+    while (bound := enc.bound(lhs)) is not None:
+        lhs = bound
     ty = lhs.type
     if isinstance(rhs, ast.Cast) and isinstance(rhs.type, t.StructLike):
         rhs = rhs.expr

@@ -138,20 +138,8 @@ class ParserLowering:
         lhs: ast.Expression, rhs: ast.Expression, enc: ExpressionEncoder
     ) -> list[Json]:
         ty = rhs.type
-        if _is_lookahead(rhs) and isinstance(ty, t.StructLike) and ty.kind == "header":
-            # A header peeked at: made valid, each field set from its bits ahead.
-            ops = assignments.as_parser_ops(
-                [externs.primitive("add_header", [enc.lvalue(lhs, run_time_index=True)])]
-            )
-            offset = 0
-            for name, ft in ty.fields:
-                width = t.width_of(ft)
-                target = enc.lvalue(assignments.member(lhs, name, ft))
-                ops.append(
-                    {"parameters": [target, node("lookahead", [offset, width])], "op": "set"}
-                )
-                offset += width
-            return ops
+        if _is_lookahead(rhs) and isinstance(ty, t.StructLike) and ty.kind != "header_union":
+            return _peeked(lhs, ty, 0, enc)
         if (peek := _lookahead(rhs)) is not None:
             return [{"parameters": [enc.lvalue(lhs), peek], "op": "set"}]
         return assignments.as_parser_ops(assignments.assign(lhs, rhs, enc))
@@ -292,6 +280,27 @@ def _value_set(keyset: ast.Expression) -> ast.ValueSetDeclaration | None:
     if isinstance(sym, Symbol) and sym.kind == "value_set":
         return sym.decl
     return None
+
+
+def _peeked(
+    lhs: ast.Expression, ty: t.StructLike, offset: int, enc: ExpressionEncoder
+) -> list[Json]:
+    """A header or struct peeked at from `offset` bits ahead: each field set from its
+    bits, a header made valid first."""
+    ops = []
+    if ty.kind == "header":
+        ops = assignments.as_parser_ops(
+            [externs.primitive("add_header", [enc.lvalue(lhs, run_time_index=True)])]
+        )
+    for name, ft in ty.fields:
+        target = assignments.member(lhs, name, ft)
+        if isinstance(ft, t.StructLike):
+            ops += _peeked(target, ft, offset, enc)
+        else:
+            peek = node("lookahead", [offset, t.width_of(ft)])
+            ops.append({"parameters": [enc.lvalue(target), peek], "op": "set"})
+        offset += t.width_of(ft)
+    return ops
 
 
 def _is_lookahead(e: ast.Expression) -> bool:

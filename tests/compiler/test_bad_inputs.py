@@ -268,6 +268,16 @@ CASES = {
         "control K(inout h_t h);\ncontrol O(inout h_t h)(K k) { apply { k.apply(h); } }\n"
         + INGRESS,
     ),
+    # An instance passed by name is copied: one with state (a counter) would be split.
+    "shared_instance_with_externs": ingress(
+        "        o.apply(hdr.h);", "    K() k;\n    O(@@k) o;\n"
+    ).replace(
+        INGRESS,
+        "control K_t(inout h_t h);\n"
+        "control K(inout h_t h) { counter(4, CounterType.packets) c;"
+        " apply { c.count(0); } }\n"
+        "control O(inout h_t h)(K_t k) { apply { k.apply(h); } }\n" + INGRESS,
+    ),
     "function_wrong_return": top("bit<8> f(in bit<8> x) { return @@true; }\n"),
     "call_non_function": ingress("        m.x = @@m.x(1);"),
     "package_wrong_block": HEADER
