@@ -68,6 +68,19 @@ class ExternTables:
             )
         return node("hexstr", hexstr(index, 8))
 
+    def data_field_list(self, data: ast.Expression, enc: ExpressionEncoder) -> Json:
+        """The id of a field list holding the fields `data` names, for v1model's older
+        `resubmit(data)`, `recirculate(data)` and `clone3(type, session, data)`: a
+        field, a struct or header (all its fields), or a list of these; `{}` preserves
+        nothing. Its id follows the 8-bit `@field_list` indices."""
+        elements = _data_fields(data, enc)
+        for fl in self.field_lists:
+            if fl["elements"] == elements and fl["id"] > 255:
+                return node("hexstr", hexstr(fl["id"], 16))
+        ident = max([255, *(fl["id"] for fl in self.field_lists)]) + 1
+        self.field_lists.append({"id": ident, "name": f"field_list{ident}", "elements": elements})
+        return node("hexstr", hexstr(ident, 16))
+
     def _listed(self, index: int, enc: ExpressionEncoder) -> list[FieldRef]:
         result: list[FieldRef] = []
 
@@ -240,6 +253,26 @@ def field_list(enc: ExpressionEncoder, e: ast.Expression) -> list[Json]:
     return result
 
 
+def _data_fields(e: ast.Expression, enc: ExpressionEncoder) -> list[Json]:
+    """The fields a field list's data names, in order."""
+    if isinstance(e, ast.Cast):
+        e = e.expr
+    if isinstance(e, ast.ListExpression):
+        return [f for item in e.items for f in _data_fields(item, enc)]
+    if isinstance(e, ast.StructExpression):
+        return [f for _, value in e.fields for f in _data_fields(value, enc)]
+    ty = e.type
+    if isinstance(ty, t.StructLike) and ty.kind != "header_union" and enc.is_storage(e):
+        members = [ast.Member(e.pos, e, name) for name, _ in ty.fields]
+        for m, (_, ft) in zip(members, ty.fields, strict=True):
+            m.type = ft
+        return [f for m in members for f in _data_fields(m, enc)]
+    loc = enc.locate(e) if enc.is_storage(e) else None
+    if not isinstance(loc, FieldRef):
+        raise CompileError(e.pos, "the data to preserve must be fields, structs or headers")
+    return [node("field", [loc.instance, loc.field])]
+
+
 def primitive(name: str, params: list[Json]) -> Json:
     """A primitive call; its parameters in the form JSON_format.md's "actions" gives
     them (an expression parameter wraps its expression once more, see `param`)."""
@@ -382,6 +415,13 @@ def _function(
         kind = _enum_member(call.args[0])
         op_name = "clone_ingress_pkt_to_egress" if kind == "I2E" else "clone_egress_pkt_to_egress"
         return [primitive(op_name, [enc.data(args[1]), node("hexstr", "0x0")])]
+    if name in ("resubmit", "recirculate"):
+        preserved = name + "_preserving_field_list"
+        return [primitive(preserved, [tables.data_field_list(args[0], enc)])]
+    if name == "clone3":
+        kind = _enum_member(call.args[0])
+        op_name = "clone_ingress_pkt_to_egress" if kind == "I2E" else "clone_egress_pkt_to_egress"
+        return [primitive(op_name, [enc.data(args[1]), tables.data_field_list(args[2], enc)])]
     if name in ("resubmit_preserving_field_list", "recirculate_preserving_field_list"):
         index = tables.field_list_index(_int_arg(call.args[0], "a field list index"), enc, call.pos)
         return [primitive(name, [index])]

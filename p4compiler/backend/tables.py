@@ -277,14 +277,10 @@ class TableLowering:
         """A key of the table JSON; a key that is an expression, not a field, reads a
         temporary that `prims` (run before the table) computes, as p4c does."""
         name = annotated_name(el.annotations) or expression_text(el.expr)
-        e, mask = el.expr, None
-        if isinstance(e, ast.Slice):
-            hi, lo = const_value(e.hi), const_value(e.lo)
-            assert isinstance(hi, int) and isinstance(lo, int)
-            base_ty = e.expr.type
-            assert isinstance(base_ty, t.Bits)
-            mask = hexstr(((1 << (hi - lo + 1)) - 1) << lo, base_ty.width)
-            e = e.expr
+        # A slice is computed into a temporary too, as p4c's SimplifyKey does: its
+        # entries are values of the slice's width (P4Info's), which a mask on the whole
+        # field would not match (BMv2 masks keys without shifting them).
+        e = el.expr
         if isinstance(e, ast.Call) and isinstance(e.ref, Symbol) and e.ref.name == "isValid":
             assert isinstance(e.func, ast.Member)
             loc = enc.locate(e.func.expr)
@@ -301,13 +297,24 @@ class TableLowering:
         # BMv2's key match types are valid, exact, lpm, ternary and range (JSON_format.md,
         # pipelines): an `optional` key, exact or wildcard, is a ternary one there.
         kind = "ternary" if el.match_kind == "optional" else el.match_kind
-        return {"match_type": kind, "name": name, "target": target, "mask": mask}
+        return {"match_type": kind, "name": name, "target": target, "mask": None}
 
 
 def _entry_ranks(entries: list[ast.Entry]) -> list[int]:
     """BMv2 priorities (1 wins over 2) of const entries.  In P4 the largest priority
     wins; an entry without one takes the previous entry's minus one, and without any
     explicit priority the first entry listed wins (spec 14.2.1.4)."""
+    annotated = [ast.find_annotation(e.annotations, "priority") for e in entries]
+    if any(annotated) and all(e.priority is None for e in entries):
+        # p4c's older form, `@priority(n)` on an entry: n is BMv2's priority as it is
+        # (1 wins over 2); an entry without one takes its position, counted from 1.
+        ranks = []
+        for i, annotation in enumerate(annotated):
+            if annotation is None or len(annotation.exprs) != 1:
+                ranks.append(i + 1)
+            else:
+                ranks.append(const_int(annotation.exprs[0]))
+        return ranks
     priorities: list[int] = []
     for entry in entries:
         if entry.priority is not None:

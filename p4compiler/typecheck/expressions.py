@@ -140,9 +140,10 @@ class Expressions:
         index_type = self.expr(e.index, scope)
         index = const_value(e.index)
         if index is None:
-            # A run-time index: the back end selects the element by comparisons.
-            if not isinstance(index_type, t.Bits) or index_type.signed:
-                raise CompileError(e.index.pos, "a stack index must be a bit<W> value")
+            # A run-time index (BMv2's dereference_header_stack); a negative one is
+            # outside the stack, as a too large one is.
+            if not isinstance(index_type, t.Bits):
+                raise CompileError(e.index.pos, "a stack index must be a bit<W> or int<W> value")
             return base.element
         if not isinstance(index, int) or not 0 <= index < base.size:
             raise CompileError(e.index.pos, f"index out of the stack's bounds 0..{base.size - 1}")

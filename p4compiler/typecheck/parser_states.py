@@ -73,9 +73,17 @@ class ParserStates:
             parts = [ks.lo, ks.hi]
         else:
             parts = [ks]
+        bits = kt.underlying if isinstance(kt, t.Enum) else None
         for part in parts:
             self.expr(part, scope)
-            self.coerce(part, kt)
+            # A serializable enum converts to its underlying type implicitly (spec 8.3):
+            # a keyset may give the key's bits, e.g. `(bit<16>)E.A &&& 0xff00`.
+            if bits is not None and (
+                part.type == bits or (isinstance(ks, ast.Mask) and part is ks.mask)
+            ):
+                self.coerce(part, bits)
+            else:
+                self.coerce(part, kt)
             if const_value(part) is None:
                 raise CompileError(part.pos, "a keyset must be a compile-time constant")
         ks.type = kt

@@ -99,7 +99,7 @@ CASES = {
     "no_such_field": ingress("        @@hdr.h.zz = 1;"),
     "index_non_stack": ingress("        m.x = @@hdr.h[0].a;"),
     "stack_index_oob": ingress("        hdr.st[@@5].a = 1;"),
-    "stack_index_signed": ingress("        m.x = hdr.st[@@(int<8>)m.x].a;"),
+    "stack_index_bool": ingress("        m.x = hdr.st[@@m.f].a;"),
     "stack_runtime_index_emit": ingress("").replace("p.emit(hdr.h);", "p.emit(@@hdr.st[hdr.h.a]);"),
     "two_varbit_fields": top("header h_t { varbit<8> a; @@varbit<8> b; }\n"),
     "extract_size_without_varbit": parser(

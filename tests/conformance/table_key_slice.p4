@@ -1,4 +1,5 @@
-// A table key on a slice of a field matches only those bits.
+// A table key on a slice of a field matches only those bits; its entries are values
+// of the slice's width (the key's P4Info bitwidth, as p4c's own tests give them).
 
 #include <core.p4>
 #include <v1model.p4>
