@@ -179,6 +179,8 @@ class Hoister(StatementRewriter):
         ty = self.type_of(e)
         if isinstance(ty, t.InfInt):  # a compile-time constant: nothing can change it
             return e
+        if ty is None and isinstance(e, ast.Name):  # a temporary made here: nor this
+            return e
         type_ref = _type_ref(ty, e.pos)
         if type_ref is None:
             raise CompileError(
