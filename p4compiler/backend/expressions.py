@@ -482,6 +482,8 @@ class ExpressionEncoder:
             fa, fb = _member(a, name, ft), _member(b, name, ft)
             if isinstance(ft, t.StructLike):
                 same = self.equal(fa, fb, ft)
+            elif isinstance(ft, t.Varbit):
+                same = op("==", self.varbit(fa), self.varbit(fb))
             else:
                 same = op("==", self.data(fa), self.data(fb))
             result = same if result == node("bool", True) else op("and", result, same)

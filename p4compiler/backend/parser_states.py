@@ -75,14 +75,15 @@ class ParserLowering:
         if isinstance(arg, ast.Member) and arg.member == "next":
             stack = enc.locate(arg.expr)
             assert isinstance(stack, StackRef)
-            if len(call.args) != 1 or self._has_varbit(stack.name + "[0]"):
-                raise CompileError(call.pos, "stacks of variable-size headers are not supported")
-            return {"parameters": [node("stack", stack.name)], "op": "extract"}
-        target = enc.locate(arg)
-        if not isinstance(target, HeaderRef):
-            raise CompileError(call.pos, "extract needs a header")
-        header = node("regular", target.instance)
-        varbit = self._has_varbit(target.instance)
+            # As p4c gives it: extract_VL of type "stack" for headers with a varbit.
+            header = node("stack", stack.name)
+            varbit = self._has_varbit(stack.name + "[0]")
+        else:
+            target = enc.locate(arg)
+            if not isinstance(target, HeaderRef):
+                raise CompileError(call.pos, "extract needs a header")
+            header = node("regular", target.instance)
+            varbit = self._has_varbit(target.instance)
         if len(call.args) == 1:
             if varbit:
                 raise CompileError(

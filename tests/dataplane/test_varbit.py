@@ -184,10 +184,6 @@ def _with_v_t(fields: list, **extra: object) -> list:
             {"header_types": _with_v_t([["o", "*"], ["p", "*"], ["b", 8]], max_length=4)},
             "more than one varbit field",
         ),
-        (
-            {"header_stacks": [{"name": "s", "header_ids": [2]}]},
-            "elements with a varbit field are not supported",
-        ),
     ],
 )
 def test_bad_varbit_programs_are_rejected(changes: dict, message: str) -> None:
@@ -223,3 +219,42 @@ def test_assign_header_copies_the_varbit_bytes() -> None:
         }
     )
     assert run(prog, "02 A1234B FF") == "00a1234ba1234bff"
+
+
+def _stack_program(extract_op: dict) -> dict:
+    """v in a stack s of one element (and l in a stack t), extracted by `extract_op`."""
+    stacks = [{"name": "s", "header_ids": [2]}, {"name": "t", "header_ids": [1]}]
+    prog = program(header_stacks=stacks)
+    prog["parsers"][0]["parse_states"][0]["parser_ops"][1] = extract_op
+    return prog
+
+
+def test_varbit_stack_element_is_extracted_with_extract_vl() -> None:
+    # p4c's form of extract(s.next, bits): extract_VL with a parameter of type stack.
+    length = program()["parsers"][0]["parse_states"][0]["parser_ops"][1]["parameters"][1]
+    op = {"op": "extract_VL", "parameters": [{"type": "stack", "value": "s"}, length]}
+    assert run(_stack_program(op), "02 A123 4B FF") == "00a1234bff"
+
+
+@pytest.mark.parametrize(
+    ("op", "message"),
+    [
+        (
+            {"op": "extract", "parameters": [{"type": "stack", "value": "s"}]},
+            "stack 's' holds headers with a varbit field; extract them with extract_VL",
+        ),
+        (
+            {
+                "op": "extract_VL",
+                "parameters": [
+                    {"type": "stack", "value": "t"},
+                    {"type": "expression", "value": {"type": "hexstr", "value": "0x08"}},
+                ],
+            },
+            "stack 't' holds headers without a varbit field",
+        ),
+    ],
+)
+def test_varbit_stack_extracts_are_checked(op: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Dataplane().load_pipeline(json.dumps(_stack_program(op)).encode())

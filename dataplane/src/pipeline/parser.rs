@@ -6,7 +6,7 @@ use super::expr::eval;
 use super::{Exec, Flow};
 use crate::packet::{read_bits, read_header, Phv};
 use crate::program::{
-    width_mask, KeyPart, ParseState, ParserOp, Program, Transition, TransitionMatch,
+    width_mask, Expr, KeyPart, ParseState, ParserOp, Program, Transition, TransitionMatch,
 };
 
 /// Bound on visited states: without header stacks a parser cannot make
@@ -47,16 +47,14 @@ pub fn parse(exec: &mut Exec, phv: &mut Phv, data: &[u8]) -> usize {
                     }
                 }
                 ParserOp::ExtractNext(st) => {
-                    let stack = &prog.stacks[*st];
-                    let Some(&h) = stack.headers.get(phv.next[*st]) else {
-                        let err = u128::from(prog.error_stack_out_of_bounds);
-                        set_error(prog, phv, err, exec.trace);
-                        return pos;
-                    };
-                    if !extract(prog, phv, data, &mut pos, h, 0, exec.trace) {
+                    if !extract_next(prog, phv, data, &mut pos, *st, None, exec.trace) {
                         return pos;
                     }
-                    phv.next[*st] += 1;
+                }
+                ParserOp::ExtractNextVarbit(st, size) => {
+                    if !extract_next(prog, phv, data, &mut pos, *st, Some(size), exec.trace) {
+                        return pos;
+                    }
                 }
                 ParserOp::ExtractUnionNext { stack, member } => {
                     let us = &prog.union_stacks[*stack];
@@ -171,6 +169,40 @@ fn concat_key(parts: &[u128], widths: &[u32]) -> u128 {
 fn peek(data: &[u8], pos: usize, offset: u32, width: u32) -> Option<u128> {
     let start = pos * 8 + offset as usize;
     (data.len() * 8 >= start + width as usize).then(|| read_bits(data, start, width))
+}
+
+/// Extracts into the next element of stack `st` (with a varbit field of `size` bits
+/// when given); false, with parser_error set, when the stack is full, the length
+/// is bad or the packet too short.
+fn extract_next(
+    prog: &Program,
+    phv: &mut Phv,
+    data: &[u8],
+    pos: &mut usize,
+    st: usize,
+    size: Option<&Expr>,
+    trace: bool,
+) -> bool {
+    let Some(&h) = prog.stacks[st].headers.get(phv.next[st]) else {
+        let err = u128::from(prog.error_stack_out_of_bounds);
+        set_error(prog, phv, err, trace);
+        return false;
+    };
+    let var_bytes = match size {
+        Some(size) => {
+            let bits = eval(prog, phv, &[], size);
+            match varbit_bytes(prog, phv, h, bits, trace) {
+                Some(n) => n,
+                None => return false,
+            }
+        }
+        None => 0,
+    };
+    if !extract(prog, phv, data, pos, h, var_bytes, trace) {
+        return false;
+    }
+    phv.next[st] += 1;
+    true
 }
 
 /// The varbit length of `extract(hdr, bits)` in bytes, or None with

@@ -433,6 +433,9 @@ pub enum ParserOp {
     ExtractVarbit(usize, Expr),
     /// Extract into the next element of a stack.
     ExtractNext(usize),
+    /// `extract(hs.next, bits)`: the next element of a stack whose header has a
+    /// varbit field of `bits` bits.
+    ExtractNextVarbit(usize, Expr),
     /// Extract into member `member` of the next element of a union stack.
     ExtractUnionNext {
         stack: usize,

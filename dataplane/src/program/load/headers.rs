@@ -107,14 +107,9 @@ impl Loader {
                     .map(|h| h.name.as_str())
                     .ok_or_else(|| format!("{what}: unknown header id {id}"))?;
                 let h = self.header(&Value::from(name), &what)?;
-                // Stack extracts have no length argument.
-                if self.headers[h].varbit.is_some() {
-                    return Err(format!(
-                        "{what}: elements with a varbit field are not supported"
-                    ));
-                }
                 if let Some(&first) = headers.first() {
-                    if self.headers[h].num_fields != self.headers[first].num_fields {
+                    let (a, b) = (&self.headers[h], &self.headers[first]);
+                    if a.num_fields != b.num_fields || a.varbit.is_some() != b.varbit.is_some() {
                         return Err(format!("{what}: elements of different header types"));
                     }
                 }

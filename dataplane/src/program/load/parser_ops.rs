@@ -28,7 +28,7 @@ impl Loader {
                 let a = args.get(0)?;
                 match type_of(a) {
                     "regular" => ParserOp::Extract(self.fixed_header(&a["value"], opw)?),
-                    "stack" => ParserOp::ExtractNext(self.stack(&a["value"], opw)?),
+                    "stack" => ParserOp::ExtractNext(self.fixed_stack(&a["value"], opw)?),
                     "union_stack" => {
                         let (stack, member) = self.union_stack_target(&a["value"], opw)?;
                         ParserOp::ExtractUnionNext { stack, member }
@@ -50,7 +50,12 @@ impl Loader {
                     ));
                 }
                 let size = self.expr(&len["value"], osc)?;
-                ParserOp::ExtractVarbit(self.varbit_header(args.get(0)?, opw)?, size)
+                let target = args.get(0)?;
+                if type_of(target) == "stack" {
+                    ParserOp::ExtractNextVarbit(self.varbit_stack(&target["value"], opw)?, size)
+                } else {
+                    ParserOp::ExtractVarbit(self.varbit_header(target, opw)?, size)
+                }
             }
             "set" => {
                 // A field set from a field, hexstr, lookahead or

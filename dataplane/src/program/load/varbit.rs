@@ -94,6 +94,38 @@ impl Loader {
         Ok(h)
     }
 
+    /// A stack for a plain `extract` of its next element: not one of headers with a
+    /// varbit field.
+    pub(super) fn fixed_stack(&self, name: &Value, what: &str) -> Result<usize> {
+        let st = self.stack(name, what)?;
+        if self.stack_has_varbit(st) {
+            return Err(format!(
+                "{what}: stack '{}' holds headers with a varbit field; extract them with extract_VL",
+                self.stacks[st].name
+            ));
+        }
+        Ok(st)
+    }
+
+    /// The stack of `extract_VL` of type "stack": one of headers with a varbit field.
+    pub(super) fn varbit_stack(&self, name: &Value, what: &str) -> Result<usize> {
+        let st = self.stack(name, what)?;
+        if !self.stack_has_varbit(st) {
+            return Err(format!(
+                "{what}: stack '{}' holds headers without a varbit field",
+                self.stacks[st].name
+            ));
+        }
+        Ok(st)
+    }
+
+    fn stack_has_varbit(&self, st: usize) -> bool {
+        self.stacks[st]
+            .headers
+            .first()
+            .is_some_and(|&h| self.headers[h].varbit.is_some())
+    }
+
     /// The first parameter of `extract_VL`: a regular header with a varbit field.
     pub(super) fn varbit_header(&self, v: &Value, what: &str) -> Result<usize> {
         if type_of(v) != "regular" {
