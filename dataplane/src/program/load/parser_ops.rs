@@ -28,7 +28,9 @@ impl Loader {
                 let a = args.get(0)?;
                 match type_of(a) {
                     "regular" => ParserOp::Extract(self.fixed_header(&a["value"], opw)?),
-                    "stack" => ParserOp::ExtractNext(self.fixed_stack(&a["value"], opw)?),
+                    "stack" => {
+                        ParserOp::ExtractNext(self.extract_stack(&a["value"], false, opw)?)
+                    }
                     "union_stack" => {
                         let (stack, member) = self.union_stack_target(&a["value"], opw)?;
                         ParserOp::ExtractUnionNext { stack, member }
@@ -52,7 +54,8 @@ impl Loader {
                 let size = self.expr(&len["value"], osc)?;
                 let target = args.get(0)?;
                 if type_of(target) == "stack" {
-                    ParserOp::ExtractNextVarbit(self.varbit_stack(&target["value"], opw)?, size)
+                    let st = self.extract_stack(&target["value"], true, opw)?;
+                    ParserOp::ExtractNextVarbit(st, size)
                 } else {
                     ParserOp::ExtractVarbit(self.varbit_header(target, opw)?, size)
                 }

@@ -94,29 +94,21 @@ impl Loader {
         Ok(h)
     }
 
-    /// A stack for a plain `extract` of its next element: not one of headers with a
-    /// varbit field.
-    pub(super) fn fixed_stack(&self, name: &Value, what: &str) -> Result<usize> {
+    /// The stack of an extract of its next element: `extract` (`varbit` false)
+    /// needs headers without a varbit field, `extract_VL` of type "stack" ones
+    /// with it.
+    pub(super) fn extract_stack(&self, name: &Value, varbit: bool, what: &str) -> Result<usize> {
         let st = self.stack(name, what)?;
-        if self.stack_has_varbit(st) {
-            return Err(format!(
-                "{what}: stack '{}' holds headers with a varbit field; extract them with extract_VL",
-                self.stacks[st].name
-            ));
+        let stack = &self.stacks[st].name;
+        match (varbit, self.stack_has_varbit(st)) {
+            (false, true) => Err(format!(
+                "{what}: stack '{stack}' holds headers with a varbit field; extract them with extract_VL"
+            )),
+            (true, false) => Err(format!(
+                "{what}: stack '{stack}' holds headers without a varbit field"
+            )),
+            _ => Ok(st),
         }
-        Ok(st)
-    }
-
-    /// The stack of `extract_VL` of type "stack": one of headers with a varbit field.
-    pub(super) fn varbit_stack(&self, name: &Value, what: &str) -> Result<usize> {
-        let st = self.stack(name, what)?;
-        if !self.stack_has_varbit(st) {
-            return Err(format!(
-                "{what}: stack '{}' holds headers without a varbit field",
-                self.stacks[st].name
-            ));
-        }
-        Ok(st)
     }
 
     fn stack_has_varbit(&self, st: usize) -> bool {
