@@ -27,9 +27,12 @@ def variable(decl: ast.VariableDeclaration) -> ast.Name:
 
 
 def assign(lhs: ast.Expression, rhs: ast.Expression, enc: ExpressionEncoder) -> list[Json]:
-    # A parameter of an inlined call writes its argument, which may be a slice.
+    # A parameter of an inlined call stands for its argument: written, it may be a
+    # slice; read, a list or struct expression.
     while (bound := enc.bound(lhs)) is not None:
         lhs = bound
+    while (bound := enc.bound(rhs)) is not None:
+        rhs = bound
     ty = lhs.type
     if isinstance(rhs, ast.Cast) and isinstance(rhs.type, t.StructLike):
         rhs = rhs.expr

@@ -259,6 +259,15 @@ class ExpressionEncoder:
             return op("b2d", None, self.boolean(e))
         return self.value(e)
 
+    def literal(self, e: ast.Expression) -> bool:
+        """e is a list or struct expression (through bindings, casts and members of one)."""
+        while (arg := self.bound(e)) is not None:
+            e = arg
+        e = self.component(e) or e
+        if isinstance(e, ast.Cast):
+            e = e.expr
+        return isinstance(e, ast.ListExpression | ast.StructExpression)
+
     def component(self, e: ast.Expression) -> ast.Expression | None:
         """For a member of a list or struct expression (`{a, {b, c}}.y.z`, as when an
         inlined function reads a member of a parameter given such an argument), the
@@ -473,10 +482,11 @@ class ExpressionEncoder:
         any BMv2 evaluates."""
         if ty.kind == "header_union":
             raise CompileError(a.pos, "comparing header unions is not supported yet")
-        if not (self.is_storage(a) and self.is_storage(b)):
-            raise CompileError(
-                a.pos, f"comparing {ty} values computed by expressions is not supported yet"
-            )
+        for side in (a, b):
+            if not (self.is_storage(side) or self.literal(side)):
+                raise CompileError(
+                    side.pos, f"comparing {ty} values computed by expressions is not supported yet"
+                )
         result: Json = node("bool", True)
         for name, ft in ty.fields:
             fa, fb = _member(a, name, ft), _member(b, name, ft)
@@ -489,7 +499,10 @@ class ExpressionEncoder:
             result = same if result == node("bool", True) else op("and", result, same)
         if ty.kind != "header":
             return result
-        valid_a, valid_b = self.header_valid(a), self.header_valid(b)
+        # A header made from a list or struct expression is valid (spec 8.26).
+        valid_a, valid_b = (
+            node("bool", True) if self.literal(x) else self.header_valid(x) for x in (a, b)
+        )
         neither = op("and", op("not", None, valid_a), op("not", None, valid_b))
         return op("or", neither, op("and", op("and", valid_a, valid_b), result))
 

@@ -287,6 +287,14 @@ class Expressions:
             self.coerce(left, b)
         elif isinstance(b, t.InfInt) and not isinstance(a, t.InfInt):
             self.coerce(right, a)
+        elif isinstance(b, t.StructLike) and isinstance(
+            left, ast.ListExpression | ast.StructExpression
+        ):
+            self.coerce(left, b)  # `{1, 2} == s`: the list is a value of s's type
+        elif isinstance(a, t.StructLike) and isinstance(
+            right, ast.ListExpression | ast.StructExpression
+        ):
+            self.coerce(right, a)
         elif a != b and not t.same_stack_type(a, b):
             raise CompileError(pos, f"operands have different types: {a} and {b}")
 
