@@ -653,3 +653,31 @@ def test_controls_applied_by_controls_are_inlined(compile_text: CompileText) -> 
     assert {r["name"] for r in program["register_arrays"]} == {"I.first.seen", "I.second.seen"}
     assert {t.preamble.name for t in info.tables} == {"I.first.t", "I.second.t"}
     assert {t.preamble.alias for t in info.tables} == {"first.t", "second.t"}
+
+
+SLICE_KEY = """
+control I(inout hs hdr, inout meta_t m, inout standard_metadata_t sm) {
+    action set_q(bit<32> v) { m.q = v; }
+    table t {
+        key = { hdr.h.b[11:4]: exact @name("b_mid"); hdr.h.a & 0x0f: ternary; }
+        actions = { set_q; NoAction; }
+    }
+    apply { t.apply(); }
+}
+control E(inout hs hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+"""
+
+
+def test_slice_key_is_computed_in_its_own_width(compile_text: CompileText) -> None:
+    # As p4c's SimplifyKey: the slice is read into a field of its width, whose entries
+    # are the slice's values, as P4Info's bitwidth says; no mask on the whole field.
+    program, info = _load(compile_text, SLICE_KEY)
+    [table] = [t for p in program["pipelines"] for t in p["tables"] if t["name"] == "I.t"]
+    slice_key = table["key"][0]
+    assert slice_key["name"] == "b_mid" and slice_key["mask"] is None
+    assert slice_key["target"][0] == "scalars"
+    [scalars] = [h for h in program["header_types"] if h["name"] == "scalars_0"]
+    widths = {name: width for name, width, _ in scalars["fields"]}
+    assert widths[slice_key["target"][1]] == 8
+    [p4_table] = [t for t in info.tables if t.preamble.name == "I.t"]
+    assert p4_table.match_fields[0].bitwidth == 8
