@@ -403,6 +403,10 @@ class Instantiation(Declaration, Statement):
     type_ref: TypeRef
     args: list[Argument]
     initializer: list[Declaration] | None = None  # abstract method implementations
+    # For a control instance made by specialize.py from one passed by name: that
+    # instance's name in the control declaring the specialised one, whose objects
+    # (externs) this one shares.
+    shares: str | None = None
     # The instantiated type, filled by the type checker.
     resolved: Any = field(default=None, init=False, repr=False, compare=False)
 

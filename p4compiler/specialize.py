@@ -5,8 +5,9 @@ checking.
 `Outer(Inner(3)) o;` becomes a copy of Outer, `Outer_o`, without that constructor
 parameter and with `Inner(3) i;` among its locals; the instance is `Outer_o() o;`. The
 back end then inlines `i` as any control a control instantiates, so control-plane names
-follow the instances (o.i.t), as p4c's do. The same applies to the controls passed to
-the main package.
+follow the instances (o.i.t), as p4c's do. An instance passed by name (`C1() c1;
+C2(c1) c2;`) is shared: the copy's `i` names its externs under `c1`. The same applies to
+the controls passed to the main package.
 """
 
 import copy
@@ -56,8 +57,9 @@ class Specializer:
                 kept_args.append(argument)
                 continue
             value = argument.value
+            shares = None
             if isinstance(value, ast.Name):
-                value = self.instance_named(value, before)
+                shares, value = value.name, self.instance_named(value, before)
             if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
                 raise CompileError(
                     argument.pos, f"'{param.name}' needs a control instance, e.g. C()"
@@ -65,6 +67,7 @@ class Specializer:
             inner = ast.Instantiation(
                 value.pos, param.name, ast.NamedTypeRef(value.pos, value.func.name), value.args
             )
+            inner.shares = shares
             locals_.append(inner)
         special.ctor_params = kept_params
         special.locals = [*locals_, *special.locals]
@@ -77,8 +80,9 @@ class Specializer:
 
     def instance_named(self, name: ast.Name, where: ast.Declaration) -> ast.Expression:
         """An instance declared before, passed by name (`C1() c1; C2(c1) c2;`), as the
-        constructor call it was made with. Its copy is an instance of its own, which is
-        the same only for a control without tables or externs: others are refused."""
+        constructor call it was made with. The instance made from it shares its
+        externs (the back end names them under `c1`, see `Instantiation.shares`); a
+        table cannot be shared, since BMv2 places each table once in its pipeline."""
         locals_ = where.locals if isinstance(where, ast.ControlDeclaration) else []
         found = next(
             (d for d in locals_ if isinstance(d, ast.Instantiation) and d.name == name.name),
@@ -88,12 +92,19 @@ class Specializer:
             return name
         control = self.controls.get(found.type_ref.name)
         if control is None or any(
-            isinstance(d, ast.TableDeclaration | ast.Instantiation) for d in control.locals
+            isinstance(d, ast.TableDeclaration)
+            or (
+                isinstance(d, ast.Instantiation)
+                and isinstance(d.type_ref, ast.NamedTypeRef)
+                and d.type_ref.name in self.control_types
+            )
+            for d in control.locals
         ):
             raise CompileError(
                 name.pos,
-                f"'{name.name}' has tables or externs, which one instance passed to several "
-                "controls would share; this is not supported yet: pass a new instance",
+                f"'{name.name}' has tables, which one instance passed to several controls "
+                "would apply from several places; BMv2 places a table once: pass a new "
+                "instance",
             )
         call = ast.Call(name.pos, ast.Name(name.pos, found.type_ref.name), [], found.args)
         return call

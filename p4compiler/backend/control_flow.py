@@ -230,7 +230,12 @@ class ControlFlowLowering:
             },
             **{id(p): a.value for p, a in zip(sub.ctor_params, ctor_args, strict=True)},
         }
-        self.enter(sub, f"{self.prefix}.{instance}")
+        prefix = f"{self.prefix}.{instance}"
+        if sym.kind == "instance" and sym.decl.shares is not None:
+            # An instance passed by name: its objects are the named instance's, which
+            # the control declaring this one holds.
+            prefix = f"{self.prefix.rsplit('.', 1)[0]}.{sym.decl.shares}"
+        self.enter(sub, prefix)
         first = self.lower(_apply_statements(sub), nxt)
         self.control, self.prefix, self.bindings = saved
         self.ext.scope = self.prefix

@@ -152,7 +152,10 @@ def _enum_member(arg: ast.Argument) -> str:
 
 def declare_instance(decl: ast.Instantiation, qualified: str, tables: ExternTables) -> None:
     """Add the JSON array for an extern instance declared in the control of
-    `tables.scope`, or at the top level when the scope is TOP_LEVEL."""
+    `tables.scope`, or at the top level when the scope is TOP_LEVEL; once, however many
+    places apply that control instance."""
+    if (tables.scope, id(decl)) in tables.instances:
+        return
     ty = decl.type_ref
     kind = ty.name if isinstance(ty, ast.NamedTypeRef) else ""
     ident = {

@@ -174,7 +174,9 @@ class Expressions:
             # A plain enum's member is numbered by position: only the back end sees it.
             e.ref = Symbol("enum_member", e.member, base, base.decl, value=value)
             return base
-        if is_type:
+        # `C.apply(...)` on a control type is its direct invocation (spec: an instance
+        # of its own, made where it is applied).
+        if is_type and not (isinstance(base, t.BlockType) and e.member == "apply"):
             raise CompileError(e.pos, f"type {base} has no member '{e.member}'")
         if isinstance(base, t.StructLike):
             ft = base.field_type(e.member)

@@ -1,13 +1,14 @@
 // A control instance declared once and passed by name to the constructors of two
 // other controls (spec: constructor parameters of control type, and instantiation):
-// each applies it where its own body says. The instance here has no tables or
-// externs, so applying it from two places is applying the same code twice.
+// both apply that one instance, so its register is one register. The controls sit in
+// a control applied directly by its type name (spec: direct type invocation).
 
 #include <core.p4>
 #include <v1model.p4>
 
 header h_t {
     bit<16> x;
+    bit<16> first;
 }
 
 struct headers_t {
@@ -19,9 +20,15 @@ struct meta_t {
 
 control step_t(inout bit<16> x);
 
-control AddOne(inout bit<16> x) {
+// Counts its applications, over all packets, into x.
+control Tally(inout bit<16> x) {
+    register<bit<16>>(1) seen;
     apply {
-        x = x + 1;
+        bit<16> n;
+        seen.read(n, 0);
+        n = n + 1;
+        seen.write(0, n);
+        x = n;
     }
 }
 
@@ -32,10 +39,20 @@ control Double(inout bit<16> x)(step_t s) {
     }
 }
 
-control Triple(inout bit<16> x)(step_t s) {
+control Triple(inout bit<16> x, out bit<16> before)(step_t s) {
     apply {
-        x = x * 3;
+        before = x;
         s.apply(x);
+    }
+}
+
+control Steps(inout bit<16> x, out bit<16> first) {
+    Tally() tally;
+    Double(tally) twice;
+    Triple(tally) thrice;
+    apply {
+        twice.apply(x);
+        thrice.apply(x, first);
     }
 }
 
@@ -54,13 +71,9 @@ control MyVerify(inout headers_t hdr, inout meta_t meta) {
 
 control MyIngress(inout headers_t hdr, inout meta_t meta,
                   inout standard_metadata_t sm) {
-    AddOne() one;
-    Double(one) twice;
-    Triple(one) thrice;
     apply {
         sm.egress_spec = 1;
-        twice.apply(hdr.h.x);
-        thrice.apply(hdr.h.x);
+        Steps.apply(hdr.h.x, hdr.h.first);
     }
 }
 
