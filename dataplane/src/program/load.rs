@@ -67,6 +67,10 @@ struct Loader {
     fields: Vec<FieldInfo>,
     headers: Vec<HeaderInfo>,
     field_index: HashMap<(String, String), usize>,
+    /// Fields wider than a field value holds, by name: their width. They are kept
+    /// as several fields of at most MAX_FIELD_WIDTH bits, which only move with their
+    /// header (extract, emit, copies, comparisons, checksums).
+    wide_fields: HashMap<(String, String), u32>,
     header_index: HashMap<String, usize>,
     stacks: Vec<StackInfo>,
     stack_index: HashMap<String, usize>,

@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::{type_of, Loader, Result, Scope};
-use crate::program::{Expr, HeaderAt, UnionAt};
+use crate::program::{Expr, HeaderAt, UnionAt, MAX_FIELD_WIDTH};
 
 impl Loader {
     /// A header operand: `header`, or an `expression` whose operator yields a header.
@@ -116,6 +116,13 @@ impl Loader {
         let header = self.header_at(&e["left"], sc)?;
         let field = offset(&e["right"], what)?;
         let h = &self.headers[self.header_layout(&header)];
+        if self.wide_fields.keys().any(|(name, _)| *name == h.name) {
+            // Its JSON offsets do not count the parts a wide field is kept in.
+            return Err(format!(
+                "{what}: access_field into header '{}', which has a field over {MAX_FIELD_WIDTH} bits, is not supported",
+                h.name
+            ));
+        }
         if field >= h.num_fields {
             return Err(format!(
                 "{what}: access_field offset {field} is out of range (header '{}' has {} fields)",

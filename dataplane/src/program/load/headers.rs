@@ -50,13 +50,27 @@ impl Loader {
                     }
                 };
                 let is_varbit = varbit_field == Some(self.fields.len());
-                if !is_varbit && (width == 0 || width > MAX_FIELD_WIDTH) {
-                    return Err(format!(
-                        "field '{}.{name}' is {width} bits wide; the dataplane handles 1 to {MAX_FIELD_WIDTH}",
-                        h.name
-                    ));
+                if !is_varbit && width == 0 {
+                    return Err(format!("field '{}.{name}' has width 0", h.name));
                 }
                 let signed = f.get(2).and_then(Value::as_bool).unwrap_or(false);
+                if width > MAX_FIELD_WIDTH {
+                    // Most significant bits first, as the packet holds them.
+                    self.wide_fields
+                        .insert((h.name.clone(), name.to_owned()), width);
+                    let mut left = width;
+                    while left > 0 {
+                        let part = left.min(MAX_FIELD_WIDTH);
+                        self.fields.push(FieldInfo {
+                            name: format!("{}.{name}[{}:{}]", h.name, left - 1, left - part),
+                            width: part,
+                            signed: false,
+                        });
+                        left -= part;
+                    }
+                    bits += width;
+                    continue;
+                }
                 self.field_index
                     .insert((h.name.clone(), name.to_owned()), self.fields.len());
                 self.fields.push(FieldInfo {
@@ -165,9 +179,16 @@ impl Loader {
         if f == "$valid$" {
             return self.header(&Value::from(h), what).map(KeySource::Valid);
         }
+        let key = (h.to_owned(), f.to_owned());
+        if let Some(width) = self.wide_fields.get(&key) {
+            return Err(format!(
+                "{what}: field '{h}.{f}' is {width} bits wide; the switch reads fields of at \
+                 most {MAX_FIELD_WIDTH} bits as values (a wider one only moves with its header)"
+            ));
+        }
         let field = self
             .field_index
-            .get(&(h.to_owned(), f.to_owned()))
+            .get(&key)
             .copied()
             .ok_or_else(|| format!("{what}: unknown field '{h}.{f}'"))?;
         // A varbit field's bytes are not a field value: besides moving with
