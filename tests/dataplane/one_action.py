@@ -15,6 +15,16 @@ TO_PORT_1 = {
 }
 
 
+# The standard_metadata a hand-written program needs: its type and its instance (id 0).
+STANDARD_METADATA_TYPE = {"name": "standard_metadata", "fields": [["egress_spec", 9, False]]}
+STANDARD_METADATA = {
+    "name": "standard_metadata",
+    "id": 0,
+    "header_type": "standard_metadata",
+    "metadata": True,
+}
+
+
 def one_state_parser(parser_ops: list[dict]) -> list[dict]:
     """The program's `parsers`: state start runs `parser_ops`, then accepts."""
     start = {

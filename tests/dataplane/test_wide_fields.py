@@ -6,7 +6,13 @@ is refused by name at load."""
 import json
 
 import pytest
-from one_action import forward, ingress_action, one_state_parser
+from one_action import (
+    STANDARD_METADATA,
+    STANDARD_METADATA_TYPE,
+    forward,
+    ingress_action,
+    one_state_parser,
+)
 
 from p4switch._dataplane import Dataplane
 
@@ -15,21 +21,18 @@ def field(h: str, f: str) -> dict:
     return {"type": "field", "value": [h, f]}
 
 
+def param(operation: dict) -> dict:
+    """A primitive parameter holding an operation: wrapped twice."""
+    return {"type": "expression", "value": {"type": "expression", "value": operation}}
+
+
 def program(primitives: list[dict]) -> dict:
     """w(a 8, wide 200, b 8) and a copy of its type, c; the deparser emits w, then c."""
     wide_t = {"name": "wide_t", "fields": [["a", 8, False], ["wide", 200, False], ["b", 8, False]]}
     return {
-        "header_types": [
-            {"name": "standard_metadata", "fields": [["egress_spec", 9, False]]},
-            wide_t,
-        ],
+        "header_types": [STANDARD_METADATA_TYPE, wide_t],
         "headers": [
-            {
-                "name": "standard_metadata",
-                "id": 0,
-                "header_type": "standard_metadata",
-                "metadata": True,
-            },
+            STANDARD_METADATA,
             {"name": "w", "id": 1, "header_type": "wide_t", "metadata": False},
             {"name": "c", "id": 2, "header_type": "wide_t", "metadata": False},
         ],
@@ -68,17 +71,9 @@ def test_a_header_copy_carries_the_wide_field() -> None:
             {
                 "op": "assign",
                 "parameters": [
-                    {
-                        "type": "expression",
-                        "value": {
-                            "type": "expression",
-                            "value": {
-                                "op": "access_field",
-                                "left": {"type": "header", "value": "w"},
-                                "right": 2,
-                            },
-                        },
-                    },
+                    param(
+                        {"op": "access_field", "left": {"type": "header", "value": "w"}, "right": 2}
+                    ),
                     {"type": "hexstr", "value": "0x01"},
                 ],
             },
