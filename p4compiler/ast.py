@@ -403,10 +403,11 @@ class Instantiation(Declaration, Statement):
     type_ref: TypeRef
     args: list[Argument]
     initializer: list[Declaration] | None = None  # abstract method implementations
-    # For a control instance made by specialize.py from one passed by name: that
-    # instance's name in the control declaring the specialised one, whose objects
-    # (externs) this one shares.
-    shares: str | None = None
+    # For a control instance made by specialize.py from one passed by name: the
+    # instance whose objects (externs) this one shares, as (levels, name): `name` is
+    # declared in the control that many instance levels above the one declaring this
+    # (1: beside the specialised control's own instance).
+    shares: tuple[int, str] | None = None
     # The instantiated type, filled by the type checker.
     resolved: Any = field(default=None, init=False, repr=False, compare=False)
 

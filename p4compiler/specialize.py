@@ -59,7 +59,7 @@ class Specializer:
             value = argument.value
             shares = None
             if isinstance(value, ast.Name):
-                shares, value = value.name, self.instance_named(value, before)
+                value, shares = self.instance_named(value, before)
             if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
                 raise CompileError(
                     argument.pos, f"'{param.name}' needs a control instance, e.g. C()"
@@ -78,7 +78,9 @@ class Specializer:
         self.locals_of(special)  # its new instances may take controls too
         return special.name, kept_args
 
-    def instance_named(self, name: ast.Name, where: ast.Declaration) -> ast.Expression:
+    def instance_named(
+        self, name: ast.Name, where: ast.Declaration
+    ) -> tuple[ast.Expression, tuple[int, str] | None]:
         """An instance declared before, passed by name (`C1() c1; C2(c1) c2;`), as the
         constructor call it was made with. The instance made from it shares its
         externs (the back end names them under `c1`, see `Instantiation.shares`); a
@@ -89,7 +91,7 @@ class Specializer:
             None,
         )
         if found is None or not isinstance(found.type_ref, ast.NamedTypeRef):
-            return name
+            return name, None
         control = self.controls.get(found.type_ref.name)
         if control is None or any(
             isinstance(d, ast.TableDeclaration)
@@ -107,7 +109,9 @@ class Specializer:
                 "instance",
             )
         call = ast.Call(name.pos, ast.Name(name.pos, found.type_ref.name), [], found.args)
-        return call
+        # Passed on again from a specialised control, it still names the first instance.
+        levels, shared = found.shares or (0, found.name)
+        return call, (levels + 1, shared)
 
     def locals_of(self, control: ast.ControlDeclaration) -> None:
         for local in control.locals:
@@ -134,7 +138,11 @@ def specialize_control_arguments(program: ast.Program) -> ast.Program:
     place; returned for chaining)."""
     specializer = Specializer(program)
     for decl in list(program.declarations):
-        if isinstance(decl, ast.ControlDeclaration):
+        # A control taking a control is done in its copies, where the argument is known.
+        generic = isinstance(decl, ast.ControlDeclaration) and any(
+            specializer.control_param(p) for p in decl.ctor_params
+        )
+        if isinstance(decl, ast.ControlDeclaration) and not generic:
             specializer.locals_of(decl)
         elif isinstance(decl, ast.Instantiation) and decl.name == "main":
             specializer.main_arguments(decl)

@@ -232,9 +232,10 @@ class ControlFlowLowering:
         }
         prefix = f"{self.prefix}.{instance}"
         if sym.kind == "instance" and sym.decl.shares is not None:
-            # An instance passed by name: its objects are the named instance's, which
-            # the control declaring this one holds.
-            prefix = f"{self.prefix.rsplit('.', 1)[0]}.{sym.decl.shares}"
+            # An instance passed by name: its objects are the named instance's, held by
+            # the control `levels` instances above this one.
+            levels, shared = sym.decl.shares
+            prefix = f"{self.prefix.rsplit('.', levels)[0]}.{shared}"
         self.enter(sub, prefix)
         first = self.lower(_apply_statements(sub), nxt)
         self.control, self.prefix, self.bindings = saved

@@ -1,7 +1,8 @@
 // A control instance declared once and passed by name to the constructors of two
 // other controls (spec: constructor parameters of control type, and instantiation):
-// both apply that one instance, so its register is one register. The controls sit in
-// a control applied directly by its type name (spec: direct type invocation).
+// both apply that one instance, so its register is one register, also when a control
+// passes the instance on to a control of its own. The controls sit in a control
+// applied directly by its type name (spec: direct type invocation).
 
 #include <core.p4>
 #include <v1model.p4>
@@ -46,13 +47,23 @@ control Triple(inout bit<16> x, out bit<16> before)(step_t s) {
     }
 }
 
+// Passes its step on to a control of its own.
+control Relay(inout bit<16> x)(step_t s) {
+    Double(s) inner;
+    apply {
+        inner.apply(x);
+    }
+}
+
 control Steps(inout bit<16> x, out bit<16> first) {
     Tally() tally;
     Double(tally) twice;
     Triple(tally) thrice;
+    Relay(tally) relay;
     apply {
         twice.apply(x);
         thrice.apply(x, first);
+        relay.apply(x);
     }
 }
 
