@@ -268,6 +268,48 @@ class EmptyStatement(Statement):
     pass
 
 
+@dataclass
+class ForStatement(Statement):
+    """`for (init; cond; update) body` (spec 12.8, P4_16 1.2.5); loops.py rewrites it
+    into a LoopStatement before any other pass."""
+
+    init: list[Statement]
+    cond: Expression
+    update: list[Statement]
+    body: Statement
+
+
+@dataclass
+class ForInStatement(Statement):
+    """`for (T x in collection) body`: a range `lo .. hi`, a list expression or a
+    header stack; loops.py rewrites it as ForStatement does."""
+
+    var: VariableDeclaration
+    collection: Expression
+    body: Statement
+
+
+@dataclass
+class LoopStatement(Statement):
+    """What every loop becomes: `body` then `update`, again and again, until a
+    `break`; a `continue` skips the rest of `body` to `update`."""
+
+    body: BlockStatement
+    update: BlockStatement
+    # The header stack of a `for (T x in stack)` loop, for the type checker's message.
+    collection: Expression | None = field(default=None, repr=False, compare=False)
+
+
+@dataclass
+class BreakStatement(Statement):
+    pass
+
+
+@dataclass
+class ContinueStatement(Statement):
+    pass
+
+
 # ---- declarations -----------------------------------------------------------------
 
 

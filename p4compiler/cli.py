@@ -18,6 +18,7 @@ from p4compiler.copy_in_out import copy_in_out
 from p4compiler.diagnostics import CompileError
 from p4compiler.hoist import hoist_calls
 from p4compiler.lexer import tokenize
+from p4compiler.loops import lower_loops
 from p4compiler.parser import parse
 from p4compiler.parser_functions import inline_parser_functions
 from p4compiler.parser_ifs import split_parser_ifs
@@ -94,7 +95,7 @@ def compile_program(args: argparse.Namespace) -> None:
     source = Path(args.source)
     pre = preprocess(source, [Path(d) for d in args.include], args.define, args.undef)
     parsed = parse(tokenize(pre.text, pre.lines))
-    program = specialize_control_arguments(inline_subparsers(parsed))
+    program = specialize_control_arguments(inline_subparsers(lower_loops(parsed)))
     program = copy_in_out(hoist_calls(program))
     checked = check(split_parser_ifs(inline_parser_functions(program)))
     program = bmv2_json.build(checked, args.source)

@@ -178,6 +178,10 @@ class CopyInOut(StatementRewriter):
         if isinstance(s, ast.BlockStatement):
             s.stmts = self.stmts(s.stmts)
             return [s]
+        if isinstance(s, ast.LoopStatement):
+            s.body.stmts = self.stmts(s.body.stmts)
+            s.update.stmts = self.stmts(s.update.stmts)
+            return [s]
         if isinstance(s, ast.IfStatement):
             s.then = self.branch(s.then)
             if s.otherwise is not None:

@@ -413,6 +413,9 @@ class Hoister(StatementRewriter):
                 s.otherwise = self.branch(s.otherwise)
         elif isinstance(s, ast.BlockStatement):
             s.stmts = self.stmts(s.stmts)
+        elif isinstance(s, ast.LoopStatement):
+            s.body.stmts = self.stmts(s.body.stmts)
+            s.update.stmts = self.stmts(s.update.stmts)
         elif isinstance(s, ast.SwitchStatement):
             s.expr = self.expr(s.expr, pre)
             for case in s.cases:

@@ -16,8 +16,9 @@ from p4compiler.diagnostics import CompileError, SourcePos
 from p4compiler.preprocess import LineMap
 
 _KEYWORD_TEXT = (
-    "abstract action apply bool bit const control default else enum error exit extern "
-    "false header header_union if in inout int match_kind out package parser return "
+    "abstract action apply bit bool break const continue control default else enum error "
+    "exit extern false for header header_union if in inout int match_kind out package "
+    "parser return "
     "select state string struct switch table transition true tuple type typedef "
     "value_set varbit void"
 )

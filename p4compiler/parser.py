@@ -647,13 +647,63 @@ class Parser:
             value = None if self.at(";") else self.expression()
             self.expect(";", "';'")
             return ast.ReturnStatement(tok.pos, value)
-        if self.starts_declaration():
-            ref = self.type_ref()
-            name = self.name("a variable name")
-            init = self.expression() if self.accept("=") else None
+        if tok.kind in ("break", "continue"):
+            self.advance()
             self.expect(";", "';'")
-            return ast.VariableDeclaration(name.pos, name.text, ref, init)
-        return self.assignment_or_call()
+            return (
+                ast.BreakStatement(tok.pos)
+                if tok.kind == "break"
+                else ast.ContinueStatement(tok.pos)
+            )
+        if tok.kind == "for":
+            return self.for_statement()
+        if self.starts_declaration():
+            declaration = self.variable_declaration()
+            self.expect(";", "';'")
+            return declaration
+        statement = self.assignment_or_call()
+        self.expect(";", "';'")
+        return statement
+
+    def variable_declaration(self) -> ast.VariableDeclaration:
+        annos = self.annotations() if self.at("@") else []
+        ref = self.type_ref()
+        name = self.name("a variable name")
+        init = self.expression() if self.accept("=") else None
+        return ast.VariableDeclaration(name.pos, name.text, ref, init, annotations=annos)
+
+    def for_statement(self) -> ast.Statement:
+        """Both forms of spec 12.8: `for (init; cond; update)` and `for (T x in c)`,
+        where c is a range `lo .. hi` or an expression."""
+        tok = self.expect("for")
+        self.expect("(", "'('")
+        save = self.i
+        if self.at("@") or self.starts_declaration():
+            var = self.variable_declaration()
+            if var.init is None and self.accept("in"):
+                collection = self.expression()
+                if self.accept(".."):
+                    collection = ast.Range(collection.pos, collection, self.expression())
+                self.expect(")", "')'")
+                return ast.ForInStatement(tok.pos, var, collection, self.statement())
+            self.i = save
+        init = self.for_clause(";")
+        cond = self.expression()
+        self.expect(";", "';'")
+        update = self.for_clause(")")
+        return ast.ForStatement(tok.pos, init, cond, update, self.statement())
+
+    def for_clause(self, end: str) -> list[ast.Statement]:
+        """The comma-separated statements of a for loop's init or update, and its end."""
+        stmts: list[ast.Statement] = []
+        while not self.accept(end):
+            if stmts:
+                self.expect(",", f"',' or '{end}'")
+            if end == ";" and (self.at("@") or self.starts_declaration()):
+                stmts.append(self.variable_declaration())
+            else:
+                stmts.append(self.assignment_or_call())
+        return stmts
 
     def starts_declaration(self) -> bool:
         tok = self.peek()
@@ -672,23 +722,17 @@ class Parser:
         if self.at("=") or self.at(*_COMPOUND_ASSIGN):
             op = self.advance().kind
             rhs = self.expression()
-            self.expect(";", "';'")
             return ast.Assignment(tok.pos, lhs, rhs, op)
         if self.at("<<") and self.peek(1).kind == "=" and self.peek(1).adjacent:
             self.advance()
             self.advance()
-            rhs = self.expression()
-            self.expect(";", "';'")
-            return ast.Assignment(tok.pos, lhs, rhs, "<<=")
+            return ast.Assignment(tok.pos, lhs, self.expression(), "<<=")
         if self.at(">") and self.peek(1).kind == ">=" and self.peek(1).adjacent:
             self.advance()
             self.advance()
-            rhs = self.expression()
-            self.expect(";", "';'")
-            return ast.Assignment(tok.pos, lhs, rhs, ">>=")
+            return ast.Assignment(tok.pos, lhs, self.expression(), ">>=")
         if not isinstance(lhs, ast.Call):
             self.fail("expected '=' or a method call")
-        self.expect(";", "';'")
         assert isinstance(lhs, ast.Call)
         return ast.MethodCallStatement(tok.pos, lhs)
 

@@ -80,6 +80,8 @@ class ParserFunctionInliner:
         pos = call.pos
         if proto.type_params:
             raise CompileError(pos, f"generic function '{decl.name}' called in a parser state")
+        if any(isinstance(n, ast.LoopStatement) for n in nodes(decl.body)):
+            raise CompileError(pos, f"'{decl.name}' has a for loop, which cannot run in a parser")
         if len(call.args) != len(proto.params) or any(a.name for a in call.args):
             raise CompileError(
                 pos, f"'{decl.name}' takes {len(proto.params)} arguments here, by position"

@@ -1,5 +1,5 @@
 """Actions as BMv2 actions (behavioral-model JSON_format.md, actions): statements become
-primitives, `if` and `return` become BMv2's jump primitives, and called actions and
+primitives, `if`, loops and `return` become BMv2's jump primitives, and called actions and
 functions are inlined with their arguments in place of the parameters.
 `ActionLowering` is a mixin of the builder (`bmv2_json.Bmv2Builder`)."""
 
@@ -15,6 +15,15 @@ from p4compiler.diagnostics import CompileError
 from p4compiler.names import expression_text, qualified_name
 from p4compiler.rewrite import switch_as_ifs
 from p4compiler.typecheck import CheckedProgram, Symbol
+
+
+@dataclass
+class LoopJumps:
+    """The jumps of the `break`s and `continue`s of the loop being lowered, whose
+    targets are known once all of it is."""
+
+    breaks: list[Json]
+    continues: list[Json]
 
 
 @dataclass
@@ -39,6 +48,7 @@ class ActionLowering:
     prefix: str
     return_jumps: list[Json]
     return_target: ast.Expression | None
+    loop_jumps: list[LoopJumps]
 
     def action(self, decl: ast.ActionDeclaration) -> int:
         """The JSON id of `decl` in the current control instance, emitting it the first
@@ -154,8 +164,24 @@ class ActionLowering:
                     jump = externs.primitive("_jump", [_jump_target(0)])
                     self.return_jumps.append(jump)
                     result.append(jump)
+            elif _is_loop_test(s):
+                # `if (!c) break;`, a loop's test (loops.py): one jump when c is false.
+                assert isinstance(s, ast.IfStatement) and isinstance(s.cond, ast.Unary)
+                test = op("b2d", None, enc.boolean(s.cond.operand))
+                jump = externs.primitive("_jump_if_zero", [test, {}])
+                self.loop_jumps[-1].breaks.append(jump)
+                result.append(jump)
             elif isinstance(s, ast.IfStatement):
                 result += self.if_primitives(s, enc, owner, here)
+            elif isinstance(s, ast.LoopStatement):
+                result += self.loop_primitives(s, enc, owner, here)
+            elif isinstance(s, ast.BreakStatement | ast.ContinueStatement):
+                jump = externs.primitive("_jump", [{}])
+                jumps = self.loop_jumps[-1]
+                (jumps.breaks if isinstance(s, ast.BreakStatement) else jumps.continues).append(
+                    jump
+                )
+                result.append(jump)
             elif isinstance(s, ast.SwitchStatement):
                 result += self.primitives([switch_as_ifs(s)], enc, owner, here)
             else:
@@ -178,6 +204,24 @@ class ActionLowering:
             leave["parameters"][0] = _jump_target(base + len(result))
         else:
             skip["parameters"][1] = _jump_target(base + len(result))
+        return result
+
+    def loop_primitives(
+        self, s: ast.LoopStatement, enc: ExpressionEncoder, owner: str, base: int
+    ) -> list[Json]:
+        """A loop inside an action, with BMv2's jump primitives as p4c emits them (its
+        forloop-bmv2 test): body...; update: update...; _jump(body); end: — a `break`
+        jumps to end, a `continue` to update."""
+        self.loop_jumps.append(LoopJumps([], []))
+        body = self.primitives([s.body], enc, owner, base)
+        update = self.primitives([s.update], enc, owner, base + len(body))
+        jumps = self.loop_jumps.pop()
+        again = externs.primitive("_jump", [_jump_target(base)])
+        result = [*body, *update, again]
+        for jump in jumps.breaks:
+            jump["parameters"][-1] = _jump_target(base + len(result))
+        for jump in jumps.continues:
+            jump["parameters"][-1] = _jump_target(base + len(body))
         return result
 
     def assign(
@@ -274,6 +318,16 @@ def resolve_binding(arg: ast.Expression, outer: ExpressionEncoder) -> ast.Expres
     while (bound := outer.bound(arg)) is not None:
         arg = bound
     return arg
+
+
+def _is_loop_test(s: ast.Statement) -> bool:
+    return (
+        isinstance(s, ast.IfStatement)
+        and isinstance(s.cond, ast.Unary)
+        and s.cond.op == "!"
+        and isinstance(s.then, ast.BreakStatement)
+        and s.otherwise is None
+    )
 
 
 def _jump_target(index: int) -> Json:

@@ -15,7 +15,7 @@ from typing import Any
 from p4compiler import ast
 from p4compiler import types as t
 from p4compiler.backend import externs
-from p4compiler.backend.actions import ActionInfo, ActionLowering
+from p4compiler.backend.actions import ActionInfo, ActionLowering, LoopJumps
 from p4compiler.backend.control_flow import ControlFlowLowering
 from p4compiler.backend.deparser import DeparserLowering
 from p4compiler.backend.expressions import ExpressionEncoder, Json
@@ -84,6 +84,7 @@ class Bmv2Builder(
         # and where the value of a `return e` goes in the function being inlined.
         self.return_jumps: list[Json] = []
         self.return_target: ast.Expression | None = None
+        self.loop_jumps: list[LoopJumps] = []
         self.pipeline_tables: list[Json] = []
         self.conditionals: list[Json] = []
         # Conditional ids are unique in the whole file, not per pipeline (JSON_format.md).

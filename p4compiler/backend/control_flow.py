@@ -15,7 +15,7 @@ from p4compiler.backend.actions import ActionInfo, resolve_binding
 from p4compiler.backend.expressions import Json, hexstr
 from p4compiler.diagnostics import CompileError
 from p4compiler.names import annotated_name, qualified_name
-from p4compiler.rewrite import switch_as_ifs
+from p4compiler.rewrite import nodes, switch_as_ifs
 from p4compiler.typecheck import Symbol, const_value, referenced
 
 
@@ -102,6 +102,10 @@ class ControlFlowLowering:
                     or (sym.kind == "builtin" and sym.name in ("apply", "apply_control"))
                 )
             )
+        if isinstance(s, ast.LoopStatement):
+            # BMv2's control graph has no loops: a loop runs inside an action, which it
+            # can when it applies no table and no control and does not return.
+            return not any(isinstance(n, ast.ReturnStatement) or _applies(n) for n in nodes(s))
         return isinstance(s, ast.Assignment | ast.VariableDeclaration | ast.ExitStatement)
 
     def lower_group(self, stmts: list[ast.Statement], nxt: str | None) -> str | None:
@@ -113,7 +117,10 @@ class ControlFlowLowering:
         prims = self.body(stmts, self.encoder(), self.prefix)
         name = self.unique("act", self.action_names)
         ident = self.add_action(name, None, [], prims, hidden=True)
-        exits = any(p["op"] == "exit" for p in prims)
+        # After an exit the graph has nowhere to go; an exit that may not run (in a
+        # loop or a called action's if) leaves the next node to the switch, which
+        # stops at an executed exit anyway.
+        exits = any(isinstance(s, ast.ExitStatement) for s in stmts)
         table = self.unique(f"tbl_{name}", self.table_names)
         return self.synthesized_table(table, ident, name, [], None if exits else nxt)
 
@@ -138,6 +145,12 @@ class ControlFlowLowering:
             return self.branch(s.cond, then, otherwise, nxt)
         if isinstance(s, ast.SwitchStatement):
             return self.switch(s, nxt)
+        if isinstance(s, ast.LoopStatement):
+            raise CompileError(
+                s.pos,
+                "a for loop in an apply block cannot apply tables or controls or return: "
+                "BMv2's control graph has no loops",
+            )
         if isinstance(s, ast.MethodCallStatement):
             sym = s.call.ref
             if isinstance(sym, Symbol) and sym.kind == "builtin" and sym.name == "apply":
@@ -272,6 +285,17 @@ class ControlFlowLowering:
         ]
         name = self.unique(f"tbl_{sym.decl.name}", self.table_names)
         return self.synthesized_table(name, ident, self.actions[ident].name, data, nxt)
+
+
+def _applies(n: object) -> bool:
+    """Whether n is a call that applies a table or a control, or a switch on the
+    action a table ran."""
+    if isinstance(n, ast.SwitchStatement):
+        return isinstance(n.expr.type, t.ActionEnum)
+    sym = n.ref if isinstance(n, ast.Call) else None
+    return isinstance(sym, Symbol) and (
+        sym.kind == "builtin" and sym.name in ("apply", "apply_control")
+    )
 
 
 def _applies_table(e: ast.Expression) -> bool:

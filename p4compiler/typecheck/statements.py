@@ -1,4 +1,4 @@
-"""Statements: assignments, calls, blocks, if, switch, exit and return, and which
+"""Statements: assignments, calls, blocks, if, switch, loops, exit and return, and which
 expressions may be written to."""
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ class Statements:
 
     owner: Any
     function_return: t.Type | None
+    # How many loops enclose the statement being checked: break and continue need one.
+    loop_depth = 0
 
     def stmts(self, stmts: list[ast.Statement], scope: Scope) -> None:
         for s in stmts:
@@ -66,6 +68,23 @@ class Statements:
                 raise CompileError(s.pos, "an action or control cannot return a value")
         elif isinstance(s, ast.SwitchStatement):
             self.switch(s, scope)
+        elif isinstance(s, ast.LoopStatement):
+            if s.collection is not None:
+                self.expr(s.collection, scope)
+                if not isinstance(s.collection.type, t.HeaderStack):
+                    raise CompileError(
+                        s.collection.pos,
+                        "a for-in loop runs over a range 'lo .. hi', a list expression or a "
+                        f"header stack, not a value of type {s.collection.type}",
+                    )
+            self.loop_depth += 1
+            self.stmt(s.body, scope)
+            self.stmt(s.update, scope)
+            self.loop_depth -= 1
+        elif isinstance(s, ast.BreakStatement | ast.ContinueStatement):
+            if not self.loop_depth:
+                word = "break" if isinstance(s, ast.BreakStatement) else "continue"
+                raise CompileError(s.pos, f"{word} is only allowed inside a for loop")
         else:
             raise CompileError(s.pos, f"{type(s).__name__} is not supported yet")
 

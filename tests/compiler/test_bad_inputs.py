@@ -60,6 +60,12 @@ CASES = {
     "bad_type_syntax": top("header h_t { bit<@@> a; }\n"),
     "stray_token_top": top("@@+ const bit<8> X = 1;\n"),
     "else_without_if": ingress("        @@else { m.x = 1; }"),
+    "break_outside_loop": ingress("        @@break;"),
+    "for_missing_paren": ingress("        for (bit<8> i = 0; i < 2; i = i + 1 @@{ }"),
+    "for_in_parser": parser(
+        "    state start { @@for (bit<8> i = 0; i < 2; i = i + 1) { } transition accept; }"
+    ),
+    "for_in_over_a_value": ingress("        for (bit<8> v in @@m.x) { }"),
     "unbalanced_paren": ingress("        m.x = (1 + 2@@;"),
     # ---- preprocessor ----
     "unterminated_if": "#include <core.p4>\n@@#ifdef FOO\nconst bit<8> X = 1;\n",

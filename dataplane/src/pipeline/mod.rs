@@ -26,9 +26,11 @@ use table::TableState;
 /// Value BMv2's v1model uses for "drop" in egress_spec.
 pub const DROP_PORT: u128 = 511;
 
-/// Bound on primitives run by one action call: p4c only jumps forward, but a
-/// hand-written program could loop, and a packet must never hang the switch.
-const MAX_ACTION_STEPS: usize = 1 << 16;
+/// Bound on primitives run by one action call. Actions loop (P4's `for`, as
+/// backward jumps), and a packet must never hang the switch: 2^22 steps run
+/// two nested loops over bit<8> counters many times over, in well under a
+/// second; an action that gets there simply ends.
+const MAX_ACTION_STEPS: usize = 1 << 22;
 
 /// Run-time state of a loaded program: table entries and stateful externs.
 #[derive(Debug)]
