@@ -18,7 +18,13 @@ apart, and an initializer becomes an assignment where the declaration stood.
 """
 
 from p4compiler import ast
-from p4compiler.rewrite import NameSource, fresh_names, nodes, substitute, switch_as_ifs
+from p4compiler.rewrite import (
+    NameSource,
+    declarations_to_locals,
+    fresh_names,
+    nodes,
+    switch_as_ifs,
+)
 
 
 def _without_switches(stmt: ast.Statement) -> ast.Statement:
@@ -66,52 +72,9 @@ class ParserIfSplitter:
             state.stmts = [_without_switches(x) for x in state.stmts]
             states.append(state)
             if any(_has_if(s) for s in state.stmts):
-                self.declarations_to_locals(state)
+                declarations_to_locals(self.parser, state, self.names)
                 pending[:0] = self.split(state)
         self.parser.states = states
-
-    def declarations_to_locals(self, state: ast.ParserState) -> None:
-        """The state's declarations, at any depth, as parser locals with fresh names."""
-        renamed: dict[str, ast.Expression] = {}
-        for node in list(nodes(state.stmts)):
-            if isinstance(node, ast.VariableDeclaration | ast.ConstantDeclaration):
-                fresh = f"{state.name}_{node.name}_{self.names.fresh()}"
-                renamed[node.name] = ast.Name(node.pos, fresh)
-        if not renamed:
-            return
-        state.stmts = substitute(state.stmts, renamed)
-        state.transition = substitute(state.transition, renamed)
-        state.stmts = self.hoisted(state.stmts, renamed)
-
-    def hoisted(
-        self, stmts: list[ast.Statement], renamed: dict[str, ast.Expression]
-    ) -> list[ast.Statement]:
-        out: list[ast.Statement] = []
-        for stmt in stmts:
-            if isinstance(stmt, ast.VariableDeclaration) and stmt.name in renamed:
-                name = renamed[stmt.name]
-                assert isinstance(name, ast.Name)
-                init, stmt.init, stmt.name = stmt.init, None, name.name
-                self.parser.locals.append(stmt)
-                if init is not None:
-                    out.append(ast.Assignment(stmt.pos, ast.Name(stmt.pos, stmt.name), init))
-            elif isinstance(stmt, ast.ConstantDeclaration) and stmt.name in renamed:
-                name = renamed[stmt.name]
-                assert isinstance(name, ast.Name)
-                stmt.name = name.name
-                self.parser.locals.append(stmt)
-            elif isinstance(stmt, ast.BlockStatement):
-                stmt.stmts = self.hoisted(stmt.stmts, renamed)
-                out.append(stmt)
-            elif isinstance(stmt, ast.IfStatement):
-                stmt.then = ast.BlockStatement(stmt.pos, self.hoisted([stmt.then], renamed))
-                if stmt.otherwise is not None:
-                    otherwise = self.hoisted([stmt.otherwise], renamed)
-                    stmt.otherwise = ast.BlockStatement(stmt.pos, otherwise)
-                out.append(stmt)
-            else:
-                out.append(stmt)
-        return out
 
     def split(self, state: ast.ParserState) -> list[ast.ParserState]:
         """The states that follow `state` once it is split at its first `if`."""

@@ -99,6 +99,55 @@ class StatementRewriter:
                     self.parser_state(state)
 
 
+def declarations_to_locals(
+    parser: ast.ParserDeclaration, state: ast.ParserState, names: NameSource
+) -> None:
+    """A state's variables and constants, at any depth, as the parser's locals with
+    fresh names, an initializer becoming an assignment where the declaration stood: a
+    state split in two (parser_ifs.py, subparsers.py) keeps them visible to both."""
+    renamed: dict[str, ast.Expression] = {}
+    for node in list(nodes(state.stmts)):
+        if isinstance(node, ast.VariableDeclaration | ast.ConstantDeclaration):
+            fresh = f"{state.name}_{node.name}_{names.fresh()}"
+            renamed[node.name] = ast.Name(node.pos, fresh)
+    if not renamed:
+        return
+    state.stmts = substitute(state.stmts, renamed)
+    state.transition = substitute(state.transition, renamed)
+    state.stmts = _hoisted(parser, state.stmts, renamed)
+
+
+def _hoisted(
+    parser: ast.ParserDeclaration, stmts: list[ast.Statement], renamed: dict[str, ast.Expression]
+) -> list[ast.Statement]:
+    out: list[ast.Statement] = []
+    for stmt in stmts:
+        if isinstance(stmt, ast.VariableDeclaration) and stmt.name in renamed:
+            name = renamed[stmt.name]
+            assert isinstance(name, ast.Name)
+            init, stmt.init, stmt.name = stmt.init, None, name.name
+            parser.locals.append(stmt)
+            if init is not None:
+                out.append(ast.Assignment(stmt.pos, ast.Name(stmt.pos, stmt.name), init))
+        elif isinstance(stmt, ast.ConstantDeclaration) and stmt.name in renamed:
+            name = renamed[stmt.name]
+            assert isinstance(name, ast.Name)
+            stmt.name = name.name
+            parser.locals.append(stmt)
+        elif isinstance(stmt, ast.BlockStatement):
+            stmt.stmts = _hoisted(parser, stmt.stmts, renamed)
+            out.append(stmt)
+        elif isinstance(stmt, ast.IfStatement):
+            stmt.then = ast.BlockStatement(stmt.pos, _hoisted(parser, [stmt.then], renamed))
+            if stmt.otherwise is not None:
+                otherwise = _hoisted(parser, [stmt.otherwise], renamed)
+                stmt.otherwise = ast.BlockStatement(stmt.pos, otherwise)
+            out.append(stmt)
+        else:
+            out.append(stmt)
+    return out
+
+
 def switch_as_ifs(s: ast.SwitchStatement, copy_value: bool = False) -> ast.Statement:
     """A switch on a value as nested ifs, one per group of labels sharing a body (a
     label without a body falls through to the next, spec 12.7). Only the first group

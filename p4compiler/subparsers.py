@@ -26,7 +26,7 @@ import copy
 
 from p4compiler import ast
 from p4compiler.diagnostics import CompileError, SourcePos
-from p4compiler.rewrite import fresh_names, substitute
+from p4compiler.rewrite import declarations_to_locals, fresh_names, substitute
 
 
 def _rename_states(state: ast.ParserState, states: dict[str, str], accept: str) -> None:
@@ -107,6 +107,10 @@ class SubparserInliner:
     ) -> list[ast.ParserState]:
         """The states that follow `state` once its first sub-parser call is inlined:
         the sub-parser's, then the rest of `state` (to be split in turn)."""
+        if not any(self.applied(stmt, instances) for stmt in state.stmts):
+            return []
+        # The state's own variables stay visible to the part after the call.
+        declarations_to_locals(caller, state, self.names)
         for k, stmt in enumerate(state.stmts):
             inst = self.applied(stmt, instances)
             if inst is None:
