@@ -3,8 +3,10 @@
 The back end inlines an action or function call by putting each argument in place of its
 parameter. That is the spec's copy-in/copy-out ("Calling convention: call by copy
 in/copy out") only while no argument can see another's writes. Where an out or inout
-argument overlaps another argument, or an index in one depends on what the call writes,
-the call is rewritten as the spec describes it, before type checking:
+argument overlaps another argument, an index in one depends on what the call writes, or
+an argument overlaps what the body writes besides its parameters (an action writing its
+control's variables), the call is rewritten as the spec describes it, before type
+checking:
 
     T1 tmp_1 = arg1;        // in and inout: copied in, left to right
     T2 tmp_2;               // out: uninitialised
@@ -21,7 +23,7 @@ import copy
 from typing import Any
 
 from p4compiler import ast
-from p4compiler.rewrite import StatementRewriter, fresh_names
+from p4compiler.rewrite import StatementRewriter, fresh_names, nodes
 
 Path = tuple[str, ...]
 ANY_INDEX = "[*]"
@@ -86,6 +88,14 @@ def _index_reads(e: ast.Expression) -> list[Path]:
     return reads
 
 
+# Header and stack methods that change their object.
+_HEADER_WRITES = ("setValid", "setInvalid", "push_front", "pop_front")
+
+
+def _nodes(node: Any) -> list[Any]:  # noqa: ANN401 - any AST node
+    return list(nodes(node))
+
+
 class CopyInOut(StatementRewriter):
     def __init__(self, program: ast.Program) -> None:
         self.top = {
@@ -96,16 +106,61 @@ class CopyInOut(StatementRewriter):
         self.names = fresh_names(program)
         self.local: dict[str, ast.ActionDeclaration] = {}
 
-    def callee(self, call: ast.Call) -> list[ast.Parameter] | None:
+    def callee_decl(self, call: ast.Call) -> ast.ActionDeclaration | ast.FunctionDeclaration | None:
         if not isinstance(call.func, ast.Name):
             return None
         decl = None if call.func.is_global else self.local.get(call.func.name)
-        decl = decl or self.top.get(call.func.name)
+        return decl or self.top.get(call.func.name)
+
+    def callee(self, call: ast.Call) -> list[ast.Parameter] | None:
+        decl = self.callee_decl(call)
         if isinstance(decl, ast.ActionDeclaration):
             return decl.params
         if isinstance(decl, ast.FunctionDeclaration):
             return decl.prototype.params
         return None
+
+    def outer_writes(
+        self, decl: ast.ActionDeclaration | ast.FunctionDeclaration, seen: frozenset[int]
+    ) -> list[Path]:
+        """What the body of `decl` writes besides its own parameters and locals: the
+        variables and parameters of the control around an action. A call's argument
+        that overlaps one of them must be a copy (spec: copy-in happens at the call)."""
+        params = decl.params if isinstance(decl, ast.ActionDeclaration) else decl.prototype.params
+        own = {p.name for p in params} | {
+            n.name
+            for n in _nodes(decl.body)
+            if isinstance(n, ast.VariableDeclaration | ast.ConstantDeclaration)
+        }
+        writes: list[Path | None] = []
+        for n in _nodes(decl.body):
+            if isinstance(n, ast.Assignment):
+                writes.append(_path(n.lhs))
+            elif isinstance(n, ast.Call):
+                writes += self.call_writes(n, seen | {id(decl)})
+        return [w for w in writes if w is not None and w[0] not in own]
+
+    def call_writes(self, call: ast.Call, seen: frozenset[int]) -> list[Path | None]:
+        """What a call inside a body may write: a header method's object, a called
+        action's or function's out and inout arguments and its own outer writes, and
+        (not knowing an extern's directions) every l-value argument of anything else."""
+        func = call.func
+        if isinstance(func, ast.Member) and func.member in _HEADER_WRITES:
+            return [_path(func.expr)]
+        if isinstance(func, ast.Member) and func.member in ("isValid", "apply"):
+            return []
+        decl = self.callee_decl(call)
+        params = self.callee(call)
+        if decl is None or params is None:
+            return [_path(a.value) for a in call.args]
+        writes: list[Path | None] = [
+            _path(a.value)
+            for p, a in self.pairs(call, params) or []
+            if p.direction in ("out", "inout")
+        ]
+        if id(decl) not in seen:
+            writes += self.outer_writes(decl, seen)
+        return writes
 
     def pairs(
         self, call: ast.Call, params: list[ast.Parameter]
@@ -123,7 +178,15 @@ class CopyInOut(StatementRewriter):
             pairs.append((param, argument))
         return pairs
 
-    def aliased(self, pairs: list[tuple[ast.Parameter, ast.Argument]]) -> bool:
+    def aliased(
+        self,
+        pairs: list[tuple[ast.Parameter, ast.Argument]],
+        decl: ast.ActionDeclaration | ast.FunctionDeclaration,
+    ) -> bool:
+        body_writes = self.outer_writes(decl, frozenset())
+        for _, argument in pairs:
+            if any(_overlap(w, r) for w in body_writes for r in _reads(argument.value)):
+                return True
         written = [
             (i, _path(a.value)) for i, (p, a) in enumerate(pairs) if p.direction in ("out", "inout")
         ]
@@ -198,13 +261,13 @@ class CopyInOut(StatementRewriter):
         elif isinstance(s, ast.Assignment | ast.VariableDeclaration):
             value = s.rhs if isinstance(s, ast.Assignment) else s.init
             call = value if isinstance(value, ast.Call) else None
+        decl = self.callee_decl(call) if call is not None else None
         params = self.callee(call) if call is not None else None
         if call is None or params is None:
             return [s]
         pairs = self.pairs(call, params)
-        if pairs is None or not self.aliased(pairs):
+        if pairs is None or decl is None or not self.aliased(pairs, decl):
             return [s]
-        decl = self.top.get(call.func.name) if isinstance(call.func, ast.Name) else None
         returns = decl.prototype.return_type if isinstance(decl, ast.FunctionDeclaration) else None
         if isinstance(s, ast.Assignment) and returns is None:
             return [s]  # an action's or a void function's value: the type checker says so
