@@ -2,8 +2,9 @@
 // each pass and runs its updates after the body; `continue` skips to the updates, `break`
 // leaves the loop. `for (T x in c)` runs once per value of a range `lo .. hi` (both ends
 // included), of a list expression or of a header stack, the collection evaluated once
-// before the first pass. Loops with run-time bounds run in actions, in functions and in
-// apply blocks (where they do not apply tables).
+// before the first pass, and a declaration in a for statement is scoped to the loop.
+// Loops with run-time bounds run in actions, in functions and in apply blocks (where they
+// do not apply tables).
 
 #include <core.p4>
 #include <v1model.p4>
@@ -121,15 +122,29 @@ control MyIngress(inout headers_t h, inout meta_t m, inout standard_metadata_t s
         }
     }
 
+    // The loop's own i hides the action's i in the loop only (spec: scope of a for
+    // statement's declarations).
+    action shadowed() {
+        bit<8> i = 10;
+        h.o.c = 0;
+        for (bit<8> i in 1 .. h.i.n) {
+            h.o.c = h.o.c + i;
+        }
+        h.o.a = (bit<16>)i;
+    }
+
     table pick {
         key = { h.i.op : exact; }
-        actions = { sums; odd_until_hi; over_range; over_list; over_stack; NoAction; }
+        actions = {
+            sums; odd_until_hi; over_range; over_list; over_stack; shadowed; NoAction;
+        }
         const entries = {
             0 : sums();
             1 : odd_until_hi();
             2 : over_range();
             3 : over_list();
             4 : over_stack();
+            7 : shadowed();
         }
         default_action = NoAction();
     }
