@@ -26,7 +26,7 @@ KEYWORDS = frozenset(_KEYWORD_TEXT.split())
 
 # Longest first, so that the regex alternation prefers `&&&` to `&&` to `&`.
 _PUNCTUATION_TEXT = (
-    "&&& |+| |-| ... << <= >= == != && || ++ .. += -= *= /= %= &= |= ^= "
+    "|+|= |-|= &&& |+| |-| ... << <= >= == != && || ++ .. += -= *= /= %= &= |= ^= "
     "( ) { } [ ] < > ; : , . ? ! ~ & | ^ + - * / % = @ #"
 )
 PUNCTUATION = sorted(

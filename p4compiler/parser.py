@@ -34,7 +34,7 @@ _BINARY_LEVELS: list[tuple[str, ...]] = [
     ("++", "+", "-", "|+|", "|-|"),
     ("*", "/", "%"),
 ]
-_COMPOUND_ASSIGN = ("+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=")
+_COMPOUND_ASSIGN = ("+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "|+|=", "|-|=")
 
 
 class Parser:
@@ -775,13 +775,20 @@ class Parser:
             return tok.kind
         return None
 
+    def compound_assignment_follows(self) -> bool:
+        """`<<=` and `>>=` reach the parser as `<<` `=` and `>` `>=` (see the lexer):
+        there the expression ends, and the statement parser takes the assignment."""
+        tok, nxt = self.peek(), self.peek(1)
+        if not nxt.adjacent:
+            return False
+        return (tok.kind, nxt.kind) in (("<<", "="), (">", ">="))
+
     def binary(self, level: int) -> ast.Expression:
         if level == len(_BINARY_LEVELS):
             return self.unary()
         left = self.binary(level + 1)
         while (op := self.binary_op(level)) is not None:
-            # `a >> = b` is a compound assignment, handled by the statement parser.
-            if op == ">>" and self.peek(2).kind == "=" and self.peek(2).adjacent:
+            if self.compound_assignment_follows():
                 break
             self.advance()
             if op == ">>":
