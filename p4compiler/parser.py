@@ -11,6 +11,7 @@ bounded backtrack for type arguments of calls.  That is why no parser generator 
 from __future__ import annotations
 
 import ast as pyast
+import copy
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -775,20 +776,21 @@ class Parser:
             return tok.kind
         return None
 
-    def compound_assignment_follows(self) -> bool:
+    def expression_ends_here(self) -> bool:
         """`<<=` and `>>=` reach the parser as `<<` `=` and `>` `>=` (see the lexer):
-        there the expression ends, and the statement parser takes the assignment."""
+        there the expression ends, and the statement parser takes the assignment. In
+        `e[L +: W]` the `+` ends the start index."""
         tok, nxt = self.peek(), self.peek(1)
-        if not nxt.adjacent:
-            return False
-        return (tok.kind, nxt.kind) in (("<<", "="), (">", ">="))
+        if tok.kind == "+" and nxt.kind == ":":
+            return True
+        return nxt.adjacent and (tok.kind, nxt.kind) in (("<<", "="), (">", ">="))
 
     def binary(self, level: int) -> ast.Expression:
         if level == len(_BINARY_LEVELS):
             return self.unary()
         left = self.binary(level + 1)
         while (op := self.binary_op(level)) is not None:
-            if self.compound_assignment_follows():
+            if self.expression_ends_here():
                 break
             self.advance()
             if op == ">>":
@@ -841,7 +843,16 @@ class Parser:
             elif tok.kind == "[":
                 self.advance()
                 index = self.expression()
-                if self.accept(":"):
+                if self.at("+") and self.peek(1).kind == ":":
+                    # e[L +: W] is e[L + W - 1 : L] (P4_16 1.2.5).
+                    self.advance()
+                    self.advance()
+                    width = self.expression()
+                    self.expect("]", "']'")
+                    top = ast.Binary(width.pos, "+", copy.deepcopy(index), width)
+                    hi = ast.Binary(width.pos, "-", top, ast.IntLiteral(width.pos, 1, None, False))
+                    e = ast.Slice(e.pos, e, hi, index)
+                elif self.accept(":"):
                     lo = self.expression()
                     self.expect("]", "']'")
                     e = ast.Slice(e.pos, e, index, lo)

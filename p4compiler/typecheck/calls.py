@@ -108,6 +108,10 @@ class Calls:
         if sym is None:
             raise CompileError(e.pos, "this is not a method")
         e.ref = sym
+        if sym.kind == "const":  # a size method: its value is known here
+            if e.args or e.type_args:
+                raise CompileError(e.pos, f"'{sym.name}' takes no arguments")
+            return sym.type
         if sym.kind == "builtin" and sym.name == "apply_control":
             target = getattr(func.expr, "ref", None)
             if sym.decl.ctor_params and not (
@@ -155,6 +159,8 @@ class Calls:
         sym = self.lookup(func, scope)
         func.ref = sym
         e.ref = sym
+        if sym.kind == "extern_function" and sym.name == "static_assert":
+            return self.static_assert(e, sym, scope)
         if sym.kind == "extern_function":
             return self.call_args(e.args, sym.overloads, e.pos, scope, {}, sym.name, e.type_args)
         if sym.kind == "action":
@@ -170,6 +176,20 @@ class Calls:
             self.bind_call(e.args, params, e.pos, scope, mismatch, _checked_type)
             return sym.type
         raise CompileError(e.pos, f"'{func.name}' cannot be called")
+
+    def static_assert(self, e: ast.Call, sym: Symbol, scope: Scope) -> t.Type:
+        """core.p4's `static_assert(check[, message])`: checked here, a constant true
+        afterwards (its statements are dropped, spec: static assertions)."""
+        self.call_args(e.args, sym.overloads, e.pos, scope, {}, sym.name, e.type_args)
+        check = const_value(e.args[0].value)
+        if not isinstance(check, bool):
+            raise CompileError(e.args[0].pos, "static_assert needs a compile-time condition")
+        if not check:
+            message = e.args[1].value if len(e.args) > 1 else None
+            text = message.value if isinstance(message, ast.StringLiteral) else "static assert"
+            raise CompileError(e.pos, f"static_assert failed: {text}")
+        e.ref = Symbol("const", sym.name, t.Bool(), value=True)
+        return t.Bool()
 
     def call_args(
         self,

@@ -15,7 +15,7 @@ def const_value(expr: ast.Expression) -> int | bool | None:
         return expr.value
     if isinstance(expr, ast.BoolLiteral):
         return expr.value
-    if isinstance(expr, ast.Name | ast.Member):
+    if isinstance(expr, ast.Name | ast.Member | ast.Call):
         sym = expr.ref
         if isinstance(sym, Symbol) and sym.kind in ("const", "enum_member", "error_member"):
             return sym.value

@@ -12,6 +12,29 @@ from p4compiler.typecheck.symbols import Scope, Symbol
 
 # Methods every header has (spec 8.17).
 HEADER_METHODS = {"isValid": t.Bool(), "setValid": t.Void(), "setInvalid": t.Void()}
+# Sizes of headers, structs, unions and stacks, compile-time `int`s (P4_16 1.2.3).
+SIZE_METHODS = ("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes")
+
+
+def size_in_bits(ty: t.Type, largest: bool) -> int:
+    """The bits a value of `ty` takes on the wire: a varbit counts 0 at least and its
+    bound at most; a union as its smallest or largest member; a stack, every element."""
+    if isinstance(ty, t.Varbit):
+        return ty.max_width if largest else 0
+    if isinstance(ty, t.HeaderStack):
+        return ty.size * size_in_bits(ty.element, largest)
+    if isinstance(ty, t.StructLike):
+        sizes = [size_in_bits(ft, largest) for _, ft in ty.fields]
+        if ty.kind == "header_union":
+            return (max if largest else min)(sizes, default=0)
+        return sum(sizes)
+    return t.width_of(ty)
+
+
+def size_symbol(method: str, ty: t.Type) -> Symbol:
+    bits = size_in_bits(ty, method.startswith("max"))
+    value = (bits + 7) // 8 if method.endswith("Bytes") else bits
+    return Symbol("const", method, t.InfInt(), value=value)
 
 
 class Expressions:
@@ -176,6 +199,9 @@ class Expressions:
             return base
         # `C.apply(...)` on a control type is its direct invocation (spec: an instance
         # of its own, made where it is applied).
+        if is_type and e.member in SIZE_METHODS and isinstance(base, t.StructLike):
+            e.ref = size_symbol(e.member, base)
+            return t.Void()
         if is_type and not (isinstance(base, t.BlockType) and e.member == "apply"):
             raise CompileError(e.pos, f"type {base} has no member '{e.member}'")
         if isinstance(base, t.StructLike):
@@ -186,6 +212,9 @@ class Expressions:
             union_method = base.kind == "header_union" and e.member == "isValid"
             if (base.kind == "header" and e.member in HEADER_METHODS) or union_method:
                 e.ref = Symbol("builtin", e.member, HEADER_METHODS[e.member])
+                return t.Void()
+            if e.member in SIZE_METHODS:
+                e.ref = size_symbol(e.member, base)
                 return t.Void()
             raise CompileError(e.pos, f"{base} has no field '{e.member}'")
         if isinstance(base, t.HeaderStack):
@@ -227,6 +256,9 @@ class Expressions:
         if e.member == "size":
             e.ref = Symbol("const", "size", t.Bits(32), value=stack.size)
             return t.Bits(32)
+        if e.member in SIZE_METHODS:
+            e.ref = size_symbol(e.member, stack)
+            return t.Void()
         if e.member in ("push_front", "pop_front"):
             e.ref = Symbol("builtin", e.member, t.Void())
             return t.Void()

@@ -23,6 +23,12 @@ class Statements:
     def stmts(self, stmts: list[ast.Statement], scope: Scope) -> None:
         for s in stmts:
             self.stmt(s, scope)
+        # A call whose value is known here (a static_assert) runs nothing.
+        stmts[:] = [
+            s
+            for s in stmts
+            if not (isinstance(s, ast.MethodCallStatement) and const_value(s.call) is not None)
+        ]
 
     def stmt(self, s: ast.Statement, scope: Scope) -> None:
         if isinstance(s, ast.Assignment):

@@ -66,6 +66,8 @@ CASES = {
         "    state start { @@for (bit<8> i = 0; i < 2; i = i + 1) { } transition accept; }"
     ),
     "for_in_over_a_value": ingress("        for (bit<8> v in @@m.x) { }"),
+    "static_assert_false": ingress('        @@static_assert(1 == 2, "never");'),
+    "static_assert_run_time": ingress("        static_assert(@@m.x == 1);"),
     "unbalanced_paren": ingress("        m.x = (1 + 2@@;"),
     # ---- preprocessor ----
     "unterminated_if": "#include <core.p4>\n@@#ifdef FOO\nconst bit<8> X = 1;\n",
