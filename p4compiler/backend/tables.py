@@ -281,12 +281,11 @@ class TableLowering:
         # entries are values of the slice's width (P4Info's), which a mask on the whole
         # field would not match (BMv2 masks keys without shifting them).
         e = el.expr
-        if isinstance(e, ast.Call) and isinstance(e.ref, Symbol) and e.ref.name == "isValid":
-            assert isinstance(e.func, ast.Member)
-            loc = enc.locate(e.func.expr)
-            assert isinstance(loc, HeaderRef)
-            target: list[str] = [loc.instance, "$valid$"]
+        valid_of = _header_validity(e, enc)
+        if valid_of is not None:
+            target: list[str] = [valid_of.instance, "$valid$"]
         else:
+            # A union's isValid() (no `$valid$` of its own) is computed like any value.
             loc = enc.locate(e) if enc.is_storage(e) else None
             if not isinstance(loc, FieldRef):
                 loc = FieldRef(SCALARS, self.layout.add_scalar("key", e.type, e.pos))
@@ -298,6 +297,16 @@ class TableLowering:
         # pipelines): an `optional` key, exact or wildcard, is a ternary one there.
         kind = "ternary" if el.match_kind == "optional" else el.match_kind
         return {"match_type": kind, "name": name, "target": target, "mask": None}
+
+
+def _header_validity(e: ast.Expression, enc: ExpressionEncoder) -> HeaderRef | None:
+    """The header whose `$valid$` field a key `h.isValid()` is, if h is a header."""
+    if isinstance(e, ast.Call) and isinstance(e.ref, Symbol) and e.ref.name == "isValid":
+        assert isinstance(e.func, ast.Member)
+        loc = enc.locate(e.func.expr)
+        if isinstance(loc, HeaderRef):
+            return loc
+    return None
 
 
 def _entry_ranks(entries: list[ast.Entry]) -> list[int]:
