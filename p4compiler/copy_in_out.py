@@ -92,10 +92,6 @@ def _index_reads(e: ast.Expression) -> list[Path]:
 _HEADER_WRITES = ("setValid", "setInvalid", "push_front", "pop_front")
 
 
-def _nodes(node: Any) -> list[Any]:  # noqa: ANN401 - any AST node
-    return list(nodes(node))
-
-
 class CopyInOut(StatementRewriter):
     def __init__(self, program: ast.Program) -> None:
         self.top = {
@@ -129,11 +125,11 @@ class CopyInOut(StatementRewriter):
         params = decl.params if isinstance(decl, ast.ActionDeclaration) else decl.prototype.params
         own = {p.name for p in params} | {
             n.name
-            for n in _nodes(decl.body)
+            for n in nodes(decl.body)
             if isinstance(n, ast.VariableDeclaration | ast.ConstantDeclaration)
         }
         writes: list[Path | None] = []
-        for n in _nodes(decl.body):
+        for n in nodes(decl.body):
             if isinstance(n, ast.Assignment):
                 writes.append(_path(n.lhs))
             elif isinstance(n, ast.Call):

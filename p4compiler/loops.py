@@ -26,18 +26,18 @@ from typing import Any
 
 from p4compiler import ast
 from p4compiler.diagnostics import CompileError, SourcePos
-from p4compiler.rewrite import NameSource, fresh_names
+from p4compiler.rewrite import NameSource, fresh_names, nodes
 
 
 def lower_loops(program: ast.Program) -> ast.Program:
     """program with every for statement a LoopStatement (in place; returned for
     chaining)."""
     loops = ast.ForStatement | ast.ForInStatement
-    if not any(isinstance(n, loops) for n in _statements(program)):
+    if not any(isinstance(n, loops) for n in nodes(program)):
         return program
     for decl in program.declarations:
         if isinstance(decl, ast.ParserDeclaration):
-            for n in _statements(decl.states):
+            for n in nodes(decl.states):
                 if isinstance(n, loops):
                     # The spec's parser statements have no loops: states loop.
                     raise CompileError(
@@ -45,17 +45,6 @@ def lower_loops(program: ast.Program) -> ast.Program:
                     )
     _Lowering(fresh_names(program)).visit(program)
     return program
-
-
-def _statements(node: Any) -> Any:  # noqa: ANN401 - any AST node or list of them
-    if isinstance(node, list):
-        for item in node:
-            yield from _statements(item)
-    elif isinstance(node, ast.Node) and not isinstance(node, ast.Expression):
-        yield node
-        for f in dataclasses.fields(node):
-            if f.compare:
-                yield from _statements(getattr(node, f.name))
 
 
 class _Lowering:
