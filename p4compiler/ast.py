@@ -117,9 +117,15 @@ class Index(Expression):
 
 @dataclass
 class Slice(Expression):
+    """`e[hi:lo]`, or `e[L +: W]` parsed as `e[L + W - 1 : L]` with `plus_width` W.
+    When L is known only at run time the type checker sets `run_time_start`, and `hi`
+    is then the constant W - 1: the top bit counted from L."""
+
     expr: Expression
     hi: Expression
     lo: Expression
+    plus_width: Expression | None = None
+    run_time_start: bool = False
 
 
 @dataclass

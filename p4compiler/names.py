@@ -53,6 +53,10 @@ def expression_text(e: ast.Expression) -> str:
         return f"{expression_text(e.expr)}.{e.member}"
     if isinstance(e, ast.Call) and not e.args:
         return f"{expression_text(e.func)}()"
+    if isinstance(e, ast.Slice) and e.run_time_start:
+        assert e.plus_width is not None
+        start, width = expression_text(e.lo), expression_text(e.plus_width)
+        return f"{expression_text(e.expr)}[{start} +: {width}]"
     if isinstance(e, ast.Slice):
         return f"{expression_text(e.expr)}[{expression_text(e.hi)}:{expression_text(e.lo)}]"
     if isinstance(e, ast.Index):

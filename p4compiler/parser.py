@@ -851,7 +851,7 @@ class Parser:
                     self.expect("]", "']'")
                     top = ast.Binary(width.pos, "+", copy.deepcopy(index), width)
                     hi = ast.Binary(width.pos, "-", top, ast.IntLiteral(width.pos, 1, None, False))
-                    e = ast.Slice(e.pos, e, hi, index)
+                    e = ast.Slice(e.pos, e, hi, index, plus_width=copy.deepcopy(width))
                 elif self.accept(":"):
                     lo = self.expression()
                     self.expect("]", "']'")

@@ -176,13 +176,22 @@ def _element(base: ast.Expression, index: int, ty: t.HeaderStack | t.Type) -> as
     return e
 
 
+_NESTED_RUN_TIME_SLICE = (
+    "assigning to a slice of a slice is supported only when both starts are constants"
+)
+
+
 def _slice(sl: ast.Slice, rhs: ast.Expression, enc: ExpressionEncoder) -> Json:
     # f[hi:lo] = v  is  f = (f & ~mask) | ((v << lo) & mask); a slice of a slice,
     # f[h1:l1][h2:l2], is f[l1 + h2 : l1 + l2].
+    if sl.run_time_start:
+        return _run_time_slice(sl, rhs, enc)
     hi, lo = const_value(sl.hi), const_value(sl.lo)
     assert isinstance(hi, int) and isinstance(lo, int)
     base = sl.expr
     while isinstance(base, ast.Slice):
+        if base.run_time_start:
+            raise CompileError(base.pos, _NESTED_RUN_TIME_SLICE)
         outer_lo = const_value(base.lo)
         assert isinstance(outer_lo, int)
         hi, lo, base = hi + outer_lo, lo + outer_lo, base.expr
@@ -195,3 +204,22 @@ def _slice(sl: ast.Slice, rhs: ast.Expression, enc: ExpressionEncoder) -> Json:
     shifted = op("<<", enc.data(rhs), node("hexstr", hexstr(lo, 32)))
     new = op("&", shifted, node("hexstr", hexstr(mask, w)))
     return primitive("assign", [target, op("|", keep, new)])
+
+
+def _run_time_slice(sl: ast.Slice, rhs: ast.Expression, enc: ExpressionEncoder) -> Json:
+    """f[L +: W] = v with L known at run time: f = (f & ~(m << L)) | ((v & m) << L)
+    for m the W low bits, cut to f's width, so bits past f's top are dropped.  The
+    complement is an exclusive or with f's ones, as BMv2's `~` gives no width."""
+    base = sl.expr
+    if isinstance(base, ast.Slice):
+        raise CompileError(sl.pos, _NESTED_RUN_TIME_SLICE)
+    base_ty = base.type
+    assert isinstance(base_ty, t.Bits) and isinstance(sl.type, t.Bits)
+    w = base_ty.width
+    ones = node("hexstr", hexstr((1 << w) - 1, w))
+    low_bits = node("hexstr", hexstr((1 << sl.type.width) - 1, w))
+    start = enc.data(sl.lo)
+    target = enc.lvalue(base, run_time_index=True)
+    keep = op("&", target, op("^", op("<<", low_bits, start), ones))
+    new = op("<<", op("&", enc.data(rhs), low_bits), start)
+    return primitive("assign", [target, op("&", op("|", keep, new), ones)])

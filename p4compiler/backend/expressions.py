@@ -389,8 +389,11 @@ class ExpressionEncoder:
         if isinstance(e, ast.Cast):
             return self.cast(e)
         if isinstance(e, ast.Slice):
+            assert isinstance(ty, t.Bits)
+            if e.run_time_start:
+                return self.wrap(op(">>", self.data(e.expr), self.data(e.lo)), ty)
             lo = const_value(e.lo)
-            assert isinstance(lo, int) and isinstance(ty, t.Bits)
+            assert isinstance(lo, int)
             shifted = (
                 op(">>", self.data(e.expr), node("hexstr", hexstr(lo, 32)))
                 if lo

@@ -140,11 +140,32 @@ class Expressions:
             return t.Bits(hi - lo + 1)
         if not isinstance(base, t.Bits):
             raise CompileError(e.pos, f"cannot slice a value of type {base}")
+        if e.plus_width is not None and lo is None:
+            return self.run_time_slice(e, base)
         if not isinstance(hi, int) or not isinstance(lo, int) or not 0 <= lo <= hi < base.width:
             raise CompileError(
                 e.pos, f"slice bounds must be constants with 0 <= low <= high < {base.width}"
             )
         return t.Bits(hi - lo + 1)
+
+    @staticmethod
+    def run_time_slice(e: ast.Slice, base: t.Bits) -> t.Type:
+        """`e[L +: W]` whose start L is known only at run time (P4_16 1.2.5): W must
+        be a constant, and L an unsigned value.  Bits past the top of e read as 0 and
+        writes to them are dropped, as a shift by L gives."""
+        assert e.plus_width is not None
+        width = const_value(e.plus_width)
+        if not isinstance(width, int) or not 0 < width <= base.width:
+            raise CompileError(
+                e.plus_width.pos,
+                f"the width W of e[L +: W] must be a constant in 1..{base.width}",
+            )
+        if not isinstance(e.lo.type, t.Bits) or e.lo.type.signed:
+            raise CompileError(e.lo.pos, "the start L of e[L +: W] must be a bit<N> value")
+        e.run_time_start = True
+        e.hi = ast.IntLiteral(e.plus_width.pos, width - 1, None, False)
+        e.hi.type = t.InfInt()
+        return t.Bits(width)
 
     def index(self, e: ast.Index, scope: Scope) -> t.Type:
         base = self.expr(e.expr, scope)
