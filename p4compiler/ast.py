@@ -179,12 +179,23 @@ class Cast(Expression):
 @dataclass
 class ListExpression(Expression):
     items: list[Expression]
+    # `{a, ...}`: the items not given take their type's default value (P4_16 1.2.4).
+    dots: bool = False
 
 
 @dataclass
 class StructExpression(Expression):
     fields: list[tuple[str, Expression]]
     type_ref: TypeRef | None = None  # (T){...} is parsed as a cast of this
+    dots: bool = False  # `{x = a, ...}`: the fields not named take default values
+
+
+@dataclass
+class Dots(Expression):
+    """`...` as a value: the default value of the type it initializes (P4_16 1.2.4).
+    The type checker builds that value in `value`, and it replaces this node."""
+
+    value: Expression | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass

@@ -926,6 +926,9 @@ class Parser:
             self.advance()
             name = self.name()
             return ast.Name(name.pos, name.text, is_global=True)
+        if tok.kind == "...":
+            self.advance()
+            return ast.Dots(tok.pos)
         if tok.kind in ("error", "apply", "type", "state"):
             self.advance()
             return ast.Name(tok.pos, tok.kind)
@@ -955,10 +958,25 @@ class Parser:
                 self.expect("=", "'='")
                 return name.text, self.expression()
 
-            fields = self.list_of("}", field)
-            return ast.StructExpression(tok.pos, fields)
-        items = self.list_of("}", self.expression)
-        return ast.ListExpression(tok.pos, items)
+            fields, dots = self.initializer_items(field)
+            return ast.StructExpression(tok.pos, fields, dots=dots)
+        items, dots = self.initializer_items(self.expression)
+        return ast.ListExpression(tok.pos, items, dots=dots)
+
+    def initializer_items(self, item: Callable[[], N]) -> tuple[list[N], bool]:
+        """The items of `{...}` up to the `}`, and whether they end with `...` (P4_16
+        1.2.4: the rest take default values; the dots must come last)."""
+        items: list[N] = []
+        while not self.accept("}"):
+            if self.at("..."):
+                dots = self.advance()
+                if not self.accept("}"):
+                    raise CompileError(dots.pos, "'...' must come last in an initializer")
+                return items, True
+            items.append(item())
+            if not self.at("}"):
+                self.expect(",", "',' or '}'")
+        return items, False
 
 
 def _unquote(text: str) -> str:

@@ -79,6 +79,14 @@ class DontCareType(Type):
 
 
 @dataclass(frozen=True)
+class DefaultValue(Type):
+    """`...` before it is given the type it initializes (P4_16 1.2.4)."""
+
+    def __str__(self) -> str:
+        return "a default value '...'"
+
+
+@dataclass(frozen=True)
 class TypeVar(Type):
     name: str
     owner: int  # id() of the declaring generic, so that equal names stay distinct

@@ -36,8 +36,9 @@ def assign(lhs: ast.Expression, rhs: ast.Expression, enc: ExpressionEncoder) -> 
     ty = lhs.type
     if isinstance(rhs, ast.Cast) and isinstance(rhs.type, t.StructLike):
         rhs = rhs.expr
-    if isinstance(ty, t.StructLike) and ty.kind == "header" and isinstance(rhs, ast.InvalidHeader):
-        return [primitive("remove_header", [enc.lvalue(lhs, run_time_index=True)])]
+    if isinstance(rhs, ast.InvalidHeader):
+        # `{#}`, or the default value of a header, union or stack.
+        return uninitialized(lhs, ty, enc)
     if isinstance(ty, t.StructLike) and isinstance(rhs, ast.ListExpression | ast.StructExpression):
         values = (
             dict(rhs.fields)

@@ -10,6 +10,7 @@ from p4compiler.diagnostics import CompileError
 from p4compiler.typecheck.calls import Calls
 from p4compiler.typecheck.coercion import Coercion
 from p4compiler.typecheck.declarations import Declarations
+from p4compiler.typecheck.defaults import Defaults, replace_dots
 from p4compiler.typecheck.expressions import Expressions
 from p4compiler.typecheck.instances import Instances
 from p4compiler.typecheck.parser_states import ParserStates
@@ -29,6 +30,7 @@ class Checker(
     Expressions,
     Calls,
     Coercion,
+    Defaults,
 ):
     """Checks a program in one walk; each mixin checks one kind of construct and calls
     the others through `self` (`expr`, `coerce`, `resolve_type`, `declare`, ...)."""
@@ -51,6 +53,7 @@ class Checker(
             self.top_level(decl)
         if self.main is None or self.package is None:
             raise CompileError(program.pos, "the program has no 'main' package instance")
+        replace_dots(program)
         return CheckedProgram(
             program, self.errors, self.match_kinds, self.package, self.blocks, self.globals
         )

@@ -15,6 +15,14 @@ class Coercion:
     def coerce(self, e: ast.Expression, want: t.Type) -> None:
         """Give `e` the type `want`, inferring literal widths; otherwise a type error."""
         got = e.type
+        if isinstance(e, ast.Dots):
+            if isinstance(want, t.DontCareType | t.TypeVar):
+                raise CompileError(e.pos, "the type of this default value '...' is not known")
+            e.value = self.default_value(want, e.pos)
+            e.type = want
+            return
+        if isinstance(e, ast.ListExpression | ast.StructExpression) and e.dots:
+            self.default_items(e, want)
         if got == want or isinstance(want, t.DontCareType | t.TypeVar):
             return
         if t.same_stack_type(got, want):
@@ -22,13 +30,17 @@ class Coercion:
         if isinstance(got, t.InfInt) and isinstance(want, t.Bits):
             self.retype_constant(e, want)
             return
-        if isinstance(want, t.StructLike) and want.kind != "header_union":
-            if isinstance(e, ast.InvalidHeader) and want.kind == "header":
-                e.type = want
-                return
-            if isinstance(e, ast.ListExpression | ast.StructExpression):
-                self.coerce_initializer(e, want)
-                return
+        is_struct_like = isinstance(want, t.StructLike)
+        if is_struct_like and isinstance(e, ast.InvalidHeader) and want.kind != "struct":
+            e.type = want
+            return
+        if (
+            is_struct_like
+            and want.kind != "header_union"
+            and isinstance(e, ast.ListExpression | ast.StructExpression)
+        ):
+            self.coerce_initializer(e, want)
+            return
         if (
             isinstance(want, t.Tuple)
             and isinstance(e, ast.ListExpression)

@@ -86,6 +86,8 @@ class Declarations:
         ty = self.resolve_type(decl.type_ref, scope)
         self.expr(decl.value, scope)
         self.coerce(decl.value, ty)
+        if isinstance(decl.value, ast.Dots) and decl.value.value is not None:
+            decl.value = decl.value.value
         value = const_value(decl.value)
         if value is None:
             raise CompileError(

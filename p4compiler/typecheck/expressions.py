@@ -85,6 +85,8 @@ class Expressions:
             return self.struct_expression(e, scope)
         if isinstance(e, ast.InvalidHeader):
             return t.DontCareType()
+        if isinstance(e, ast.Dots):
+            return t.DefaultValue()
         if isinstance(e, ast.DontCare | ast.Default):
             return t.DontCareType()
         if isinstance(e, ast.TypeExpression):

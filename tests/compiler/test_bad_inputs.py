@@ -123,6 +123,11 @@ CASES = {
     "ternary_unsized": ingress("        m.x = @@m.f ? 1 : 2;"),
     "shift_signed_amount": ingress("        m.x = m.x << @@(int<8>)1;"),
     "struct_init_missing_field": ingress("        pair_t v = @@{ a = 1 };"),
+    "dots_not_last": ingress("        pair_t v = { a = 1, @@..., b = 2 };"),
+    "dots_in_arithmetic": ingress("        m.x = @@m.x + ...;"),
+    "dots_for_a_type_parameter": ingress(
+        "        hash(m.x, HashAlgorithm.crc16, 8w0, @@{ m.x, ... }, 8w10);"
+    ),
     "struct_init_extra_field": ingress("        pair_t v = @@{ a = 1, b = 2, c = 3 };"),
     "struct_list_wrong_count": ingress("        pair_t v = @@{ 1 };"),
     # ---- statements and calls ----
