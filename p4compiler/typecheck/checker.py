@@ -10,10 +10,11 @@ from p4compiler.diagnostics import CompileError
 from p4compiler.typecheck.calls import Calls
 from p4compiler.typecheck.coercion import Coercion
 from p4compiler.typecheck.declarations import Declarations
-from p4compiler.typecheck.defaults import Defaults, replace_dots
+from p4compiler.typecheck.defaults import Defaults
 from p4compiler.typecheck.expressions import Expressions
 from p4compiler.typecheck.instances import Instances
 from p4compiler.typecheck.parser_states import ParserStates
+from p4compiler.typecheck.replacements import replace_values
 from p4compiler.typecheck.statements import Statements
 from p4compiler.typecheck.symbols import BlockInstance, CheckedProgram, Scope
 from p4compiler.typecheck.tables import Tables
@@ -53,7 +54,7 @@ class Checker(
             self.top_level(decl)
         if self.main is None or self.package is None:
             raise CompileError(program.pos, "the program has no 'main' package instance")
-        replace_dots(program)
+        replace_values(program)
         return CheckedProgram(
             program, self.errors, self.match_kinds, self.package, self.blocks, self.globals
         )

@@ -48,6 +48,7 @@ class Coercion:
         ):
             for item, it in zip(e.items, want.items, strict=True):
                 self.coerce(item, it)
+            e.items = [_without_dots(v) for v in e.items]
             e.type = want
             return
         found = "an invalid header {#}" if isinstance(e, ast.InvalidHeader) else str(got)
@@ -74,6 +75,11 @@ class Coercion:
             values = [given[n] for n in names]
         for value, (_, ft) in zip(values, want.fields, strict=True):
             self.coerce(value, ft)
+        # A field's `...` is its default value from here on.
+        if isinstance(e, ast.ListExpression):
+            e.items = [_without_dots(v) for v in e.items]
+        else:
+            e.fields = [(n, _without_dots(v)) for n, v in e.fields]
         e.type = want
 
     def retype_constant(self, e: ast.Expression, want: t.Bits) -> None:
@@ -94,3 +100,7 @@ class Coercion:
             ):
                 if child is not None and isinstance(child.type, t.InfInt):
                     self.retype_constant(child, want)
+
+
+def _without_dots(e: ast.Expression) -> ast.Expression:
+    return e.value if isinstance(e, ast.Dots) and e.value is not None else e

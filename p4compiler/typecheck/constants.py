@@ -18,8 +18,15 @@ def const_value(expr: ast.Expression) -> int | bool | None:
     if isinstance(expr, ast.Name | ast.Member | ast.Call):
         sym = expr.ref
         if isinstance(sym, Symbol) and sym.kind in ("const", "enum_member", "error_member"):
-            return sym.value
+            return sym.value if isinstance(sym.value, int) else None
+        if isinstance(expr, ast.Member):
+            item = aggregate_item(expr.expr, expr.member)
+            return None if item is None else const_value(item)
         return None
+    if isinstance(expr, ast.Index):
+        index = const_value(expr.index)
+        item = aggregate_item(expr.expr, index) if isinstance(index, int) else None
+        return None if item is None else const_value(item)
     if isinstance(expr, ast.Cast):
         v = const_value(expr.expr)
         if isinstance(v, bool) and isinstance(expr.type, t.Bits):
@@ -49,6 +56,39 @@ def const_value(expr: ast.Expression) -> int | bool | None:
             # Two's complement bits of the value (an int<W> or a negative int too).
             return (v >> lo) & ((1 << (hi - lo + 1)) - 1)
         return None
+    return None
+
+
+def constant_aggregate(expr: ast.Expression) -> ast.Expression | None:
+    """The initializer a constant of struct, header or tuple type stands for: `expr`
+    itself if it is one, or what a constant's name or a field of one holds."""
+    if isinstance(expr, ast.ListExpression | ast.StructExpression | ast.InvalidHeader):
+        return expr
+    if isinstance(expr, ast.Cast):
+        return constant_aggregate(expr.expr)
+    sym = getattr(expr, "ref", None)
+    if isinstance(sym, Symbol) and sym.kind == "const" and isinstance(sym.value, ast.Expression):
+        return constant_aggregate(sym.value)
+    if isinstance(expr, ast.Member):
+        item = aggregate_item(expr.expr, expr.member)
+        return None if item is None else constant_aggregate(item)
+    if isinstance(expr, ast.Index):
+        index = const_value(expr.index)
+        item = aggregate_item(expr.expr, index) if isinstance(index, int) else None
+        return None if item is None else constant_aggregate(item)
+    return None
+
+
+def aggregate_item(expr: ast.Expression, key: str | int) -> ast.Expression | None:
+    """Field `key` (a name, or a tuple's position) of a constant aggregate `expr`."""
+    agg = constant_aggregate(expr)
+    if isinstance(agg, ast.StructExpression) and isinstance(key, str):
+        return dict(agg.fields).get(key)
+    if isinstance(agg, ast.ListExpression):
+        names = [n for n, _ in agg.type.fields] if isinstance(agg.type, t.StructLike) else None
+        position = names.index(key) if names and key in names else key
+        if isinstance(position, int) and 0 <= position < len(agg.items):
+            return agg.items[position]
     return None
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from p4compiler import ast
 from p4compiler import types as t
 from p4compiler.diagnostics import CompileError, SourcePos
-from p4compiler.typecheck.constants import const_value
+from p4compiler.typecheck.constants import const_value, constant_aggregate
 from p4compiler.typecheck.parser_states import value_set_fields
 from p4compiler.typecheck.symbols import Scope, Symbol
 
@@ -88,7 +88,9 @@ class Declarations:
         self.coerce(decl.value, ty)
         if isinstance(decl.value, ast.Dots) and decl.value.value is not None:
             decl.value = decl.value.value
-        value = const_value(decl.value)
+        value: Any = const_value(decl.value)
+        if isinstance(ty, t.StructLike | t.Tuple) and _constant_aggregate(decl.value):
+            value = decl.value  # uses become copies of it (replacements.py)
         if value is None:
             raise CompileError(
                 decl.value.pos, "the value of a constant must be a compile-time constant"
@@ -218,3 +220,17 @@ class Declarations:
             self.expr(decl.init, scope)
             self.coerce(decl.init, ty)
         self.declare(scope, Symbol("var", decl.name, ty, decl, owner=self.owner), decl.pos)
+
+
+def _constant_aggregate(e: ast.Expression) -> bool:
+    """Whether `e` is a struct, header or tuple value made of compile-time constants."""
+    agg = constant_aggregate(e)
+    if isinstance(agg, ast.InvalidHeader):
+        return True
+    if isinstance(agg, ast.StructExpression):
+        items = [v for _, v in agg.fields]
+    elif isinstance(agg, ast.ListExpression):
+        items = agg.items
+    else:
+        return False
+    return all(_constant_aggregate(i) or const_value(i) is not None for i in items)

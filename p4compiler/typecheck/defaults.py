@@ -7,9 +7,6 @@ its default."""
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any
-
 from p4compiler import ast
 from p4compiler import types as t
 from p4compiler.diagnostics import CompileError, SourcePos
@@ -66,26 +63,3 @@ class Defaults:
             given = {n for n, _ in e.fields}
             e.fields += [(n, self.default_value(ft, e.pos)) for n, ft in fields if n not in given]
         e.dots = False
-
-
-def replace_dots(node: Any) -> Any:  # noqa: ANN401 - any AST node or list of them
-    """node with every checked `...` replaced by the default value built for it."""
-    if isinstance(node, ast.Dots):
-        if node.value is None:
-            raise CompileError(
-                node.pos, "'...' (a default value) needs a type from what it initializes"
-            )
-        return node.value
-    if isinstance(node, ast.ListExpression | ast.StructExpression) and node.dots:
-        raise CompileError(
-            node.pos, "'...' in an initializer needs a type from what it initializes"
-        )
-    if isinstance(node, list):
-        return [replace_dots(item) for item in node]
-    if isinstance(node, tuple):
-        return tuple(replace_dots(item) for item in node)
-    if isinstance(node, ast.Node):
-        for f in dataclasses.fields(node):
-            if f.compare:
-                setattr(node, f.name, replace_dots(getattr(node, f.name)))
-    return node

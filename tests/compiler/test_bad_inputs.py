@@ -123,6 +123,7 @@ CASES = {
     "ternary_unsized": ingress("        m.x = @@m.f ? 1 : 2;"),
     "shift_signed_amount": ingress("        m.x = m.x << @@(int<8>)1;"),
     "struct_init_missing_field": ingress("        pair_t v = @@{ a = 1 };"),
+    "struct_constant_not_constant": ingress("", "    const pair_t P = @@{ a = hdr.h.a, b = 1 };\n"),
     "dots_not_last": ingress("        pair_t v = { a = 1, @@..., b = 2 };"),
     "dots_in_arithmetic": ingress("        m.x = @@m.x + ...;"),
     "dots_for_a_type_parameter": ingress(
