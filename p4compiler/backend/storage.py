@@ -164,15 +164,16 @@ class Layout:
     # (root, path) -> location; a root is any hashable key naming a top-level variable.
     locations: dict[tuple[Any, tuple[str, ...]], Location] = field(default_factory=dict)
 
-    def header_type(self, ty: t.StructLike, name: str | None = None, pad: bool = False) -> str:
+    def header_type(self, ty: t.StructLike, name: str | None = None) -> str:
         name = name or ty.name
         if name not in self.header_types:
-            fields = _flat_fields(ty)
+            # Padded to whole bytes, as p4c pads every header type: BMv2 requires
+            # it, and a header of 41 bits then takes 6 bytes of the packet.
+            width = t.width_of(ty)
+            fields = _flat_fields(ty) + _padding(width)
             max_length = None
             if any(isinstance(ft, t.Varbit) for _, ft in ty.fields):
-                max_length = t.width_of(ty) // 8
-            if pad:
-                fields += _padding(t.width_of(ty))
+                max_length = (width + 7) // 8
             self.header_types[name] = HeaderType(name, fields, max_length)
         return name
 
@@ -280,7 +281,7 @@ class Layout:
 
     def bind_metadata_instance(self, root: Any, ty: t.StructLike, name: str) -> None:
         """A struct that BMv2 keeps as a metadata instance of its own (standard_metadata)."""
-        self.add_instance(name, self.header_type(ty, name, pad=True), metadata=True)
+        self.add_instance(name, self.header_type(ty, name), metadata=True)
         self.locations[(root, ())] = HeaderRef(name)
 
     def scalars_type(self) -> HeaderType:
@@ -308,5 +309,5 @@ def _flat_fields(ty: t.StructLike, prefix: str = "") -> list[tuple[str, int | st
 
 
 def _padding(bits: int) -> list[tuple[str, int, bool]]:
-    # BMv2 requires every header type to be a whole number of bytes.
+    # BMv2 requires every header type, metadata too, to be a whole number of bytes.
     return [("_padding", 8 - bits % 8, False)] if bits % 8 else []
