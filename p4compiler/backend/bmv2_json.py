@@ -67,7 +67,8 @@ class Bmv2Builder(
         self.bound_args: dict[int, list[ast.Expression]] = {}
         self.action_texts: dict[str, list[str]] = {}
         self.tables: list[TableInfo] = []
-        self.applied: set[str] = set()
+        # Tables placed so far, with the primitives computing their keys.
+        self.applied: dict[str, list[Json]] = {}
         self.node_count = 0
         # Names taken by synthesized actions and tables; the program's own action names
         # are taken from the start so that a synthesized action never shadows one.

@@ -80,11 +80,7 @@ class TableLowering:
         that ran (`by_action`: id(ActionDeclaration) -> node, from a switch statement)."""
         name = self.qualify(decl)
         if name in self.applied:
-            raise CompileError(
-                decl.pos,
-                f"table '{decl.name}' is applied more than once; this is not supported yet",
-            )
-        self.applied.add(name)
+            return self.applied_again(decl, name, nxt, hit_miss, by_action)
         enc = self.encoder()
         keys = []
         key_prims: list[Json] = []
@@ -115,12 +111,7 @@ class TableLowering:
             "action_ids": ids,
             "actions": names,
             "base_default_next": nxt,
-            "next_tables": hit_miss
-            if hit_miss is not None
-            else {
-                n: (by_action or {}).get(id(a), nxt)
-                for n, a in zip(names, action_decls, strict=True)
-            },
+            "next_tables": _next_tables(names, action_decls, nxt, hit_miss, by_action),
             "default_entry": self.default_entry(decl),
         }
         entries = decl.property("entries")
@@ -139,13 +130,41 @@ class TableLowering:
                 hidden=ast.find_annotation(decl.annotations, "hidden") is not None,
             )
         )
-        if key_prims:
-            # Key expressions are computed just before the table, by a table of their own.
-            action = self.unique("act", self.action_names)
-            ident = self.add_action(action, None, [], key_prims, hidden=True)
-            pre = self.unique(f"tbl_{action}", self.table_names)
-            return self.synthesized_table(pre, ident, action, [], name)
-        return name
+        self.applied[name] = key_prims
+        return self.with_keys_computed(name, key_prims)
+
+    def with_keys_computed(self, name: str, key_prims: list[Json]) -> str:
+        """The node that applies table `name`: the table itself, or a table of its own
+        computing the key expressions just before it."""
+        if not key_prims:
+            return name
+        action = self.unique("act", self.action_names)
+        ident = self.add_action(action, None, [], key_prims, hidden=True)
+        pre = self.unique(f"tbl_{action}", self.table_names)
+        return self.synthesized_table(pre, ident, action, [], name)
+
+    def applied_again(
+        self,
+        decl: ast.TableDeclaration,
+        name: str,
+        nxt: str | None,
+        hit_miss: dict[str, str | None] | None,
+        by_action: dict[int, str | None] | None,
+    ) -> str:
+        """A table applied in a second place.  BMv2 gives a table one next node per
+        action, so, as p4c, this compiles only when control goes on to the same nodes
+        after both applications."""
+        table = next(tb for tb in self.pipeline_tables if tb["name"] == name)
+        action_decls = [self.actions[i].decl for i in table["action_ids"]]
+        next_tables = _next_tables(table["actions"], action_decls, nxt, hit_miss, by_action)
+        if next_tables != table["next_tables"] or nxt != table["base_default_next"]:
+            raise CompileError(
+                decl.pos,
+                f"table '{decl.name}' is applied in more than one place, and what runs after "
+                "it differs between them: BMv2 gives a table one next node per action "
+                "(p4c: 'has multiple successors')",
+            )
+        return self.with_keys_computed(name, self.applied[name])
 
     def entry(
         self, entry: ast.Entry, rank: int, keys: list[Json], decl: ast.TableDeclaration
@@ -332,3 +351,16 @@ def _entry_ranks(entries: list[ast.Entry]) -> list[int]:
             priorities.append(priorities[-1] - 1 if priorities else len(entries))
     top = max(priorities, default=0)
     return [top - p + 1 for p in priorities]
+
+
+def _next_tables(
+    names: list[str],
+    action_decls: list[ast.ActionDeclaration],
+    nxt: str | None,
+    hit_miss: dict[str, str | None] | None,
+    by_action: dict[int, str | None] | None,
+) -> dict[str, str | None]:
+    """A table's "next_tables": by hit and miss, or by the action that ran."""
+    if hit_miss is not None:
+        return hit_miss
+    return {n: (by_action or {}).get(id(a), nxt) for n, a in zip(names, action_decls, strict=True)}

@@ -296,6 +296,11 @@ CASES = {
         " apply { t.apply(); } }\n"
         "control O(inout h_t h)(K_t k) { apply { k.apply(h); } }\n" + INGRESS,
     ),
+    # BMv2 gives a table one next node per action (p4c: "has multiple successors").
+    "table_applied_twice_different_successors": ingress(
+        "        if (m.f) { t.apply(); m.x = 1; } else { t.apply(); }",
+        "    table @@t { actions = { NoAction; } }\n",
+    ),
     "function_wrong_return": top("bit<8> f(in bit<8> x) { return @@true; }\n"),
     "call_non_function": ingress("        m.x = @@m.x(1);"),
     "package_wrong_block": HEADER
