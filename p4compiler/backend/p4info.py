@@ -279,6 +279,8 @@ def _table(
     if default["action_const"]:
         msg.const_default_action_id = action_ids[by_json_id[default["action_id"]].name]
     msg.size = tb.json["max_size"]
+    if tb.json["support_timeout"]:
+        msg.idle_timeout_behavior = p4i.Table.NOTIFY_CONTROL
 
 
 def _action_ref_annotations(decl: ast.TableDeclaration) -> dict[int, list[ast.Annotation]]:

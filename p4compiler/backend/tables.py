@@ -106,7 +106,7 @@ class TableLowering:
             "type": "simple",
             "max_size": size,
             "with_counters": with_counters,
-            "support_timeout": False,
+            "support_timeout": _support_timeout(decl),
             "direct_meters": direct_meters,
             "action_ids": ids,
             "actions": names,
@@ -364,3 +364,8 @@ def _next_tables(
     if hit_miss is not None:
         return hit_miss
     return {n: (by_action or {}).get(id(a), nxt) for n, a in zip(names, action_decls, strict=True)}
+
+
+def _support_timeout(decl: ast.TableDeclaration) -> bool:
+    prop = decl.property("support_timeout")
+    return isinstance(prop, ast.ValueProperty) and const_value(prop.value) is True

@@ -50,6 +50,11 @@ class Tables:
                     raise CompileError(prop.value.pos, "a table size must be a constant integer")
             elif isinstance(prop, ast.EntriesProperty):
                 self.entries(decl, prop, scope)
+            elif isinstance(prop, ast.ValueProperty) and prop.name == "support_timeout":
+                # v1model's idle timeout: entries may age out (BMv2 "support_timeout").
+                self.expr(prop.value, scope)
+                if not isinstance(const_value(prop.value), bool):
+                    raise CompileError(prop.value.pos, "support_timeout must be true or false")
             elif isinstance(prop, ast.ValueProperty) and prop.name in DIRECT_RESOURCES:
                 self.expr(prop.value, scope)
                 ty = prop.value.type

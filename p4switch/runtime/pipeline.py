@@ -69,6 +69,8 @@ class TableInfo:
     const_default_action_id: int
     is_const: bool
     size: int
+    # P4Info's idle_timeout_behavior is NOTIFY_CONTROL (v1model's support_timeout).
+    supports_idle_timeout: bool = False
     # The default entry of the BMv2 JSON as (P4Info action id, canonical arguments); None
     # when P4Info does not list that action.
     initial_default: tuple[int, tuple[bytes, ...]] | None = None
@@ -184,6 +186,7 @@ def _index_tables(
             const_default_action_id=table.const_default_action_id,
             is_const=table.is_const_table,
             size=table.size,
+            supports_idle_timeout=table.idle_timeout_behavior == p4i.Table.NOTIFY_CONTROL,
             initial_default=default,
             fields_by_id={f.id: f for f in fields},
         )

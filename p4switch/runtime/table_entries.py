@@ -121,8 +121,14 @@ class TableEntries:
             raise P4RuntimeError(
                 grpc.StatusCode.PERMISSION_DENIED, f"table '{table.name}' is const"
             )
-        if entry.idle_timeout_ns:
+        if entry.idle_timeout_ns and not table.supports_idle_timeout:
             raise invalid(f"table '{table.name}' does not support idle timeouts")
+        if entry.idle_timeout_ns:
+            raise P4RuntimeError(
+                grpc.StatusCode.UNIMPLEMENTED,
+                f"table '{table.name}': this switch does not age entries out "
+                "(idle_timeout_ns); write the entry without it",
+            )
         if entry.is_default_action:
             self._write_default(update_type, table, entry)
         elif update_type == p4r.Update.INSERT:
