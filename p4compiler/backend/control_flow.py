@@ -149,7 +149,8 @@ class ControlFlowLowering:
             raise CompileError(
                 s.pos,
                 "a for loop in an apply block cannot apply tables or controls or return: "
-                "BMv2's control graph has no loops",
+                "BMv2's control graph has no loops, and unrolled, the loop would apply a "
+                "table once per pass with a different next node each time",
             )
         if isinstance(s, ast.MethodCallStatement):
             sym = s.call.ref

@@ -8,7 +8,9 @@ an unsupported program never turns into wrong JSON.
 
 The checker is split by construct (`checker.py` assembles the mixins): declarations,
 type resolution, instantiations, tables, parser states, statements, expressions, calls
-and coercion, with constant folding in `constants.py` and symbols in `symbols.py`.
+and coercion, with constant folding in `constants.py`, default values (`...`) in
+`defaults.py`, what is replaced after the walk (checked `...`, names of aggregate
+constants) in `replacements.py`, and symbols in `symbols.py`.
 """
 
 from p4compiler.typecheck.checker import check
