@@ -472,6 +472,12 @@ impl Dataplane {
             .map_err(Into::into)
     }
 
+    fn table_entry_idle_ns(&self, table: &str, handle: u64) -> PyResult<u64> {
+        self.sw
+            .table_entry_idle_ns(table, handle)
+            .map_err(Into::into)
+    }
+
     fn direct_counter_read(&self, table: &str, handle: u64) -> PyResult<(u64, u64)> {
         self.sw
             .direct_counter_read(table, handle)

@@ -1,8 +1,11 @@
 """The dataplane's messages to and from the controller: packet-out from the primary's
-stream into the pipeline through the CPU port, and packet-ins and digest lists from the
-dataplane to the primary's stream."""
+stream into the pipeline through the CPU port, and packet-ins, digest lists and idle
+timeout notifications from the dataplane to the primary's stream."""
 
+import asyncio
+import contextlib
 import logging
+import time
 from collections.abc import Callable
 from typing import Protocol
 
@@ -13,6 +16,7 @@ from p4switch.runtime.arbitration import Arbitrator, Stream
 from p4switch.runtime.controller_headers import packet_in_message, packet_out_bytes
 from p4switch.runtime.entities import Entities
 from p4switch.runtime.errors import P4RuntimeError, call_dataplane
+from p4switch.runtime.idle_timeouts import SWEEP_INTERVAL_S
 from p4switch.runtime.poller import Poller
 from p4switch.runtime.resources import Resources
 
@@ -47,6 +51,7 @@ class ControllerIo:
             Poller("packet-in", dataplane.packet_in, self._deliver_packet),
             Poller("digests", dataplane.digests, self._deliver_digest),
         )
+        self._sweeper: asyncio.Task[None] | None = None
         # Messages lost because no client was primary, as a switch loses them when its
         # controller is away.
         self.undelivered = 0
@@ -54,10 +59,17 @@ class ControllerIo:
     def start(self) -> None:
         for poller in self._pollers:
             poller.start()
+        if self._sweeper is None:
+            self._sweeper = asyncio.get_running_loop().create_task(self._sweep_idle_entries())
 
     async def stop(self) -> None:
         for poller in self._pollers:
             await poller.stop()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
+            self._sweeper = None
 
     def _resources(self) -> Resources | None:
         entities = self._entities()
@@ -93,6 +105,22 @@ class ControllerIo:
         message = entities.digest_entries.digest_list(*digest) if entities is not None else None
         if message is not None:
             self._send(p4r.StreamMessageResponse(digest=message))
+
+    async def _sweep_idle_entries(self) -> None:
+        """On the event loop, as the writes that change the entries are."""
+        while True:
+            await asyncio.sleep(SWEEP_INTERVAL_S)
+            entities = self._entities()
+            try:
+                expired = entities.idle_timeouts.expired() if entities is not None else []
+            except P4RuntimeError:
+                LOG.exception("idle timeouts: checking the entries failed")
+                continue
+            if expired:
+                notification = p4r.IdleTimeoutNotification(
+                    table_entry=expired, timestamp=time.time_ns()
+                )
+                self._send(p4r.StreamMessageResponse(idle_timeout_notification=notification))
 
     def _send(self, message: p4r.StreamMessageResponse) -> None:
         primary = self._arbitrator.primary(DEFAULT_ROLE)

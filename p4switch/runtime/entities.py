@@ -8,6 +8,7 @@ from finsy.proto import p4r
 from p4switch.runtime.counters import CounterApi, Counters, DirectCounterApi, DirectCounters
 from p4switch.runtime.digest_entries import DigestEntries
 from p4switch.runtime.errors import invalid, not_found, unimplemented
+from p4switch.runtime.idle_timeouts import IdleTimeouts
 from p4switch.runtime.meters import DirectMeterApi, DirectMeters, MeterApi, Meters
 from p4switch.runtime.pipeline import Pipeline
 from p4switch.runtime.registers import RegisterApi, Registers
@@ -43,6 +44,7 @@ class Entities:
         self.pipeline = pipeline
         table_entries = TableEntries(dataplane, pipeline)
         self.digest_entries = DigestEntries(pipeline.resources)
+        self.idle_timeouts = IdleTimeouts(dataplane, table_entries)
         self._handlers: dict[str, _Handler] = {
             "table_entry": table_entries,
             "register_entry": Registers(dataplane, pipeline.resources),

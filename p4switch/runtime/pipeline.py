@@ -174,6 +174,12 @@ def _index_tables(
         if json_table is None:
             raise invalid(f"P4Info table '{name}' is not in the BMv2 JSON")
         fields = _match_fields(table, json_table)
+        supports_idle_timeout = table.idle_timeout_behavior == p4i.Table.NOTIFY_CONTROL
+        if supports_idle_timeout != bool(json_table.get("support_timeout")):
+            raise invalid(
+                f"table '{name}': P4Info's idle_timeout_behavior and the BMv2 JSON's "
+                "support_timeout disagree"
+            )
         for ref in table.action_refs:
             if ref.id not in actions:
                 raise invalid(f"P4Info table '{name}' refers to unknown action id {ref.id}")
@@ -186,7 +192,7 @@ def _index_tables(
             const_default_action_id=table.const_default_action_id,
             is_const=table.is_const_table,
             size=table.size,
-            supports_idle_timeout=table.idle_timeout_behavior == p4i.Table.NOTIFY_CONTROL,
+            supports_idle_timeout=supports_idle_timeout,
             initial_default=default,
             fields_by_id={f.id: f for f in fields},
         )

@@ -57,6 +57,8 @@ class TableApi(Protocol):
 
     def table_clear(self, table: str) -> None: ...
 
+    def table_entry_idle_ns(self, table: str, handle: int) -> int: ...
+
 
 class TableEntryApi(TableApi, DirectCounterApi, DirectMeterApi, Protocol):
     """The dataplane methods behind TableEntry, its direct counter and its direct meter."""
@@ -123,12 +125,8 @@ class TableEntries:
             )
         if entry.idle_timeout_ns and not table.supports_idle_timeout:
             raise invalid(f"table '{table.name}' does not support idle timeouts")
-        if entry.idle_timeout_ns:
-            raise P4RuntimeError(
-                grpc.StatusCode.UNIMPLEMENTED,
-                f"table '{table.name}': this switch does not age entries out "
-                "(idle_timeout_ns); write the entry without it",
-            )
+        if entry.idle_timeout_ns < 0:
+            raise invalid(f"table '{table.name}': negative idle_timeout_ns")
         if entry.is_default_action:
             self._write_default(update_type, table, entry)
         elif update_type == p4r.Update.INSERT:
@@ -181,6 +179,7 @@ class TableEntries:
                 priority=entry.priority,
                 controller_metadata=entry.controller_metadata,
                 metadata=entry.metadata,
+                idle_timeout_ns=entry.idle_timeout_ns,
             )
         entries[(entry.priority, key)] = StoredEntry(handle, stored)
 
@@ -191,6 +190,7 @@ class TableEntries:
         stored.entry.action.CopyFrom(action_msg)
         stored.entry.controller_metadata = entry.controller_metadata
         stored.entry.metadata = entry.metadata
+        stored.entry.idle_timeout_ns = entry.idle_timeout_ns
 
     def _delete(self, table: TableInfo, entry: p4r.TableEntry) -> None:
         key, stored = self._find(table, entry)
@@ -246,12 +246,17 @@ class TableEntries:
 
     def read(self, query: p4r.TableEntry) -> Iterator[p4r.TableEntry]:
         want_counter, want_meter = query.HasField("counter_data"), query.HasField("meter_config")
+        want_hit_time = query.HasField("time_since_last_hit")
         plain = _without_direct(query)
-        if not (want_counter or want_meter) or query.is_default_action:
+        if not (want_counter or want_meter or want_hit_time) or query.is_default_action:
             yield from self._read_without_direct(plain)
             return
         for table, stored in self.select(plain):
-            yield self._with_direct(table, stored, want_counter, want_meter)
+            entry = self._with_direct(table, stored, want_counter, want_meter)
+            if want_hit_time and table.supports_idle_timeout:
+                idle_ns = call_dataplane(self._dp.table_entry_idle_ns, table.name, stored.handle)
+                entry.time_since_last_hit.elapsed_ns = idle_ns
+            yield entry
 
     def _with_direct(
         self, table: TableInfo, stored: StoredEntry, want_counter: bool, want_meter: bool

@@ -350,29 +350,3 @@ def test_empty_entities_are_invalid(l3_client: Client) -> None:
     error = _rpc_error(l3_client.write, p4r.Update(type=p4r.Update.INSERT))
     [(code, text)] = write_errors(error)
     assert code == grpc.StatusCode.INVALID_ARGUMENT and "no entity" in text
-
-
-def test_idle_timeouts_are_refused_with_the_reason(client: Client, l3: Program) -> None:
-    """An entry's idle_timeout_ns: INVALID_ARGUMENT for a table without support_timeout,
-    UNIMPLEMENTED for one with it (P4Info NOTIFY_CONTROL), as this switch ages nothing."""
-    client.set_pipeline(l3.config())
-    aging = route_entry(l3)
-    aging.idle_timeout_ns = 10**9
-    with pytest.raises(grpc.RpcError) as info:
-        client.write(insert(aging))
-    [(code, text)] = write_errors(info.value)
-    assert code == grpc.StatusCode.INVALID_ARGUMENT
-    assert "does not support idle timeouts" in text
-
-    p4info = type(l3.p4info)()
-    p4info.CopyFrom(l3.p4info)
-    table = next(t for t in p4info.tables if t.preamble.name == "MyIngress.ipv4_lpm")
-    table.idle_timeout_behavior = table.NOTIFY_CONTROL
-    client.set_pipeline(Program(p4info, l3.device_config).config())
-    with pytest.raises(grpc.RpcError) as info:
-        client.write(insert(aging))
-    [(code, text)] = write_errors(info.value)
-    assert code == grpc.StatusCode.UNIMPLEMENTED
-    assert "does not age entries out" in text
-    aging.idle_timeout_ns = 0
-    client.write(insert(aging))

@@ -167,6 +167,9 @@ impl Exec<'_> {
         };
         let hit = handle.is_some();
         if let Some(d) = handle.and_then(|h| state.direct(h)) {
+            if tab.support_timeout {
+                d.last_hit_ns.store(self.now_ns, Ordering::Relaxed);
+            }
             if tab.with_counters {
                 d.count(self.packet_len);
             }

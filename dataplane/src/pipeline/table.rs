@@ -8,13 +8,17 @@ use std::sync::Mutex;
 use super::meter::Meter;
 use crate::program::{ActionCall, Entry, KeyValue, MatchKind, Table};
 
-/// Per-entry direct counter and meter. They change on the packet path under
-/// the state's read lock, hence atomics and a mutex.
+/// Per-entry direct counter and meter, and the time of the entry's last hit.
+/// They change on the packet path under the state's read lock, hence
+/// atomics and a mutex.
 #[derive(Debug, Default)]
 pub struct DirectState {
     pub packets: AtomicU64,
     pub bytes: AtomicU64,
     pub meter: Mutex<Meter>,
+    /// Switch-clock time of the last hit, or of the entry's insertion: what
+    /// idle timeouts measure (recorded only in tables with `support_timeout`).
+    pub last_hit_ns: AtomicU64,
 }
 
 impl DirectState {
@@ -267,6 +271,7 @@ mod tests {
             default_const: false,
             default_entry_const: false,
             with_counters: false,
+            support_timeout: false,
             direct_meter: None,
             const_entries: None,
         }

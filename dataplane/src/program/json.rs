@@ -299,6 +299,8 @@ pub struct Table {
     #[serde(default)]
     pub with_counters: bool,
     #[serde(default)]
+    pub support_timeout: bool,
+    #[serde(default)]
     pub action_ids: Vec<u32>,
     #[serde(default)]
     pub actions: Vec<String>,

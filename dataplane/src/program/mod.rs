@@ -404,6 +404,8 @@ pub struct Table {
     pub default_entry_const: bool,
     /// Direct counter attached (`with_counters`): counts hits per entry.
     pub with_counters: bool,
+    /// Entries may age out (`support_timeout`): each hit records its time.
+    pub support_timeout: bool,
     /// Direct meter attached: executed on every hit, color written to
     /// `result` (a field index).
     pub direct_meter: Option<DirectMeter>,

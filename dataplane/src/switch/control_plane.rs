@@ -2,6 +2,8 @@
 //! P4Runtime server, through python.rs). They take the state's write lock,
 //! which packet threads honour between packets.
 
+use std::sync::atomic::Ordering;
+
 use super::{value_bytes, Loaded, Switch};
 use crate::error::{ApiError, ApiResult};
 use crate::pipeline::table::TableState;
@@ -213,13 +215,18 @@ impl Switch {
                 "table '{table}' is full ({max} entries)"
             )));
         }
-        st.insert(Entry {
-            keys,
-            call,
-            priority,
-        })
-        .map(|h| h as u64)
-        .map_err(|e| ApiError::Invalid(format!("table '{table}': {e}")))
+        let handle = st
+            .insert(Entry {
+                keys,
+                call,
+                priority,
+            })
+            .map_err(|e| ApiError::Invalid(format!("table '{table}': {e}")))?;
+        if let Some(d) = st.direct(handle) {
+            // An entry is idle from its insertion until its first hit.
+            d.last_hit_ns.store(self.clock.now_ns(), Ordering::Relaxed);
+        }
+        Ok(handle as u64)
     }
 
     pub fn table_modify(

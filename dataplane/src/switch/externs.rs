@@ -158,6 +158,28 @@ impl Switch {
         })
     }
 
+    /// Nanoseconds (switch clock) since a packet last hit a table entry, or
+    /// since its insertion: what P4Runtime idle timeouts measure.
+    pub fn table_entry_idle_ns(&self, table: &str, handle: u64) -> ApiResult<u64> {
+        let now = self.clock.now_ns();
+        self.with_loaded(|l| {
+            let t = l
+                .prog
+                .table_index(table)
+                .ok_or_else(|| not_found("table", table))?;
+            if !l.prog.tables[t].support_timeout {
+                return Err(ApiError::Invalid(format!(
+                    "table '{table}' does not support idle timeouts"
+                )));
+            }
+            let d = usize::try_from(handle)
+                .ok()
+                .and_then(|h| l.rt.tables[t].direct(h))
+                .ok_or_else(|| ApiError::NotFound(format!("table '{table}': no entry {handle}")))?;
+            Ok(now.saturating_sub(d.last_hit_ns.load(Ordering::Relaxed)))
+        })
+    }
+
     /// (bytes, packets) of a table entry's direct counter.
     pub fn direct_counter_read(&self, table: &str, handle: u64) -> ApiResult<(u64, u64)> {
         self.with_loaded(|l| {

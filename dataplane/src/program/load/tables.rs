@@ -62,6 +62,7 @@ impl Loader {
             default_const,
             default_entry_const,
             with_counters: t.with_counters,
+            support_timeout: t.support_timeout,
             direct_meter,
             const_entries,
         })
