@@ -13,8 +13,11 @@ impl Loader {
         let what = format!("calculation '{}'", c.name);
         let algo = match c.algo.as_str() {
             "csum16" => Algorithm::Csum16,
-            "crc16" => Algorithm::Crc16,
-            "crc32" => Algorithm::Crc32,
+            // BMv2 configures crc16_custom and crc32_custom as crc16 and crc32 until
+            // its CLI's set_crc16_parameters/set_crc32_parameters, which this switch
+            // does not have; so they are those.
+            "crc16" | "crc16_custom" => Algorithm::Crc16,
+            "crc32" | "crc32_custom" => Algorithm::Crc32,
             "identity" => Algorithm::Identity,
             other => return Err(format!("{what}: algorithm '{other}' is not supported")),
         };
