@@ -4,10 +4,13 @@ primary client in an IdleTimeoutNotification once no packet has hit it for that 
 (since its insertion, if never). It is reported once; a hit re-arms it. The entry stays
 until the client deletes it, as P4Runtime leaves that to the controller."""
 
+from collections.abc import Iterator
+
 from finsy.proto import p4r
 
 from p4switch.runtime.errors import call_dataplane
-from p4switch.runtime.table_entries import TableApi, TableEntries
+from p4switch.runtime.pipeline import TableInfo
+from p4switch.runtime.table_entries import StoredEntry, TableApi, TableEntries
 
 # How often the entries are checked: a notification comes at most this late.
 SWEEP_INTERVAL_S = 0.05
@@ -25,9 +28,9 @@ class IdleTimeouts:
         its time_since_last_hit."""
         newly: list[p4r.TableEntry] = []
         aging: set[tuple[int, int]] = set()
-        for table, stored in self._entries.select(p4r.TableEntry()):
+        for table, stored in self._aging_entries():
             timeout_ns = stored.entry.idle_timeout_ns
-            if not timeout_ns or not table.supports_idle_timeout:
+            if not timeout_ns:
                 continue
             key = (table.id, stored.handle)
             aging.add(key)
@@ -43,3 +46,10 @@ class IdleTimeouts:
         # A deleted entry's handle may come back for a new entry.
         self._reported &= aging
         return newly
+
+    def _aging_entries(self) -> Iterator[tuple[TableInfo, StoredEntry]]:
+        """The entries of the tables that support idle timeouts; the other tables are
+        not walked, however many entries they hold."""
+        for table in self._entries.pipeline.tables.values():
+            if table.supports_idle_timeout:
+                yield from self._entries.select(p4r.TableEntry(table_id=table.id))
