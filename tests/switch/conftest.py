@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from switch_helpers import MEMORY_PORTS, Client, Program
+from switch_helpers import MEMORY_PORTS, Client, Program, primary_with
 
 from p4switch.runtime.server import P4RuntimeService, ServerThread
 from programs import CompiledProgram, compile_program
@@ -73,10 +73,4 @@ def externs_port(cpu_dataplane: Any) -> Iterator[int]:
 @pytest.fixture
 def externs_client(externs_port: int, externs: Program) -> Iterator[Client]:
     """The primary client (election id 10), after pushing runtime_externs."""
-    client = Client(externs_port, election_id=10)
-    try:
-        client.become_primary()
-        client.set_pipeline(externs.config())
-        yield client
-    finally:
-        client.close()
+    yield from primary_with(externs_port, externs)

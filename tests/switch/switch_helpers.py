@@ -2,6 +2,7 @@
 
 import queue
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -140,6 +141,18 @@ class Client:
         for stream in self.streams:
             stream.close()
         self.channel.close()
+
+
+def primary_with(port: int, program: Program) -> Iterator[Client]:
+    """A primary client (election id 10) that has pushed `program`; closed afterwards.
+    For fixtures: `yield from primary_with(port, program)`."""
+    client = Client(port, election_id=10)
+    try:
+        client.become_primary()
+        client.set_pipeline(program.config())
+        yield client
+    finally:
+        client.close()
 
 
 def update(kind: int, entry: p4r.TableEntry) -> p4r.Update:

@@ -1,7 +1,10 @@
-"""P4Runtime idle timeouts, in real time on memory ports: an entry of a table with
-support_timeout is reported once when idle for its idle_timeout_ns, a hit re-arms it,
-and a read asking for time_since_last_hit gets it."""
+"""P4Runtime idle timeouts, in real time on memory ports and on veths: an entry of a
+table with support_timeout is reported once when idle for its idle_timeout_ns, a hit
+re-arms it, and a read asking for time_since_last_hit gets it."""
 
+import json
+import os
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,9 +13,10 @@ from typing import Any
 import grpc
 import pytest
 from finsy.proto import p4r
-from switch_helpers import Client, Program, insert, update, write_errors
+from switch_helpers import Client, Program, insert, primary_with, update, write_errors
 
-from programs import compile_program
+from p4aqm.netlab import TestNetwork
+from programs import REPO, compile_program
 
 TIMEOUT_NS = 300_000_000
 PROGRAM = Path(__file__).resolve().parent / "programs" / "idle_timeout.p4"
@@ -26,13 +30,7 @@ def idle_program(tmp_path_factory: pytest.TempPathFactory) -> Program:
 
 @pytest.fixture
 def idle_client(server_port: int, idle_program: Program) -> Iterator[Client]:
-    client = Client(server_port, election_id=10)
-    try:
-        client.become_primary()
-        client.set_pipeline(idle_program.config())
-        yield client
-    finally:
-        client.close()
+    yield from primary_with(server_port, idle_program)
 
 
 def _entry(program: Program, table: str, mac: int, timeout_ns: int) -> p4r.TableEntry:
@@ -106,14 +104,18 @@ def test_an_idle_entry_is_reported_once_and_a_hit_rearms_it(
     assert _notifications(idle_client, 0.6) == []
 
 
-def test_idle_timeouts_are_refused_where_the_table_has_none(
-    idle_client: Client, idle_program: Program
-) -> None:
+def test_bad_idle_timeouts_are_refused(idle_client: Client, idle_program: Program) -> None:
     with pytest.raises(grpc.RpcError) as info:
         idle_client.write(insert(_entry(idle_program, "IngressImpl.plain", 0x0A, TIMEOUT_NS)))
     [(code, text)] = write_errors(info.value)
     assert code == grpc.StatusCode.INVALID_ARGUMENT
     assert "does not support idle timeouts" in text
+
+    with pytest.raises(grpc.RpcError) as info:
+        idle_client.write(insert(_entry(idle_program, "IngressImpl.forward", 0x0A, -1)))
+    [(code, text)] = write_errors(info.value)
+    assert code == grpc.StatusCode.INVALID_ARGUMENT
+    assert "negative idle_timeout_ns" in text
 
 
 def test_p4info_and_json_must_agree_on_idle_timeouts(
@@ -127,3 +129,26 @@ def test_p4info_and_json_must_agree_on_idle_timeouts(
         idle_client.set_pipeline(Program(p4info, idle_program.device_config).config())
     assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "support_timeout disagree" in (info.value.details() or "")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root for namespaces and veths")
+def test_idle_timeouts_in_real_time_on_veths(tmp_path: Path) -> None:
+    """`p4aqm switch` on veths, its packet threads hitting the entry while the server's
+    sweep runs: no report while frames arrive every 100 ms for 1 s, then one report
+    after the 300 ms timeout (by 2.5 s at most on this small machine), and none again."""
+    compiled = compile_program(PROGRAM, tmp_path)
+    env = f"PYTHONPATH={Path(__file__).resolve().parent}:{REPO}"
+    client = Path(__file__).resolve().parent / "idle_timeout_veth_client.py"
+    with TestNetwork(ports=2) as net:
+        net.start_switch()
+        run = net.run(
+            ["env", env, sys.executable, str(client), str(compiled.p4info_path),
+             str(compiled.json_path)],
+            timeout_s=60,
+        )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert 0 <= result["hit_elapsed_ns"] < TIMEOUT_NS, result
+    # The last frame went out 0.9 s or later after the write.
+    [notified_s] = result["notified_s"]
+    assert notified_s >= 0.9 + TIMEOUT_NS / 1e9, result

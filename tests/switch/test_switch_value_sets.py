@@ -15,7 +15,7 @@ import grpc
 import pytest
 from finsy.proto import p4i, p4r
 from google.protobuf import text_format
-from switch_helpers import Client, Program, modify, write_errors
+from switch_helpers import Client, Program, modify, primary_with, write_errors
 from value_set_json import DEFAULT, value_set_program
 
 from programs import compile_program
@@ -60,13 +60,7 @@ WORD_ID = PROGRAM.id_of("value_sets", WORD)
 
 @pytest.fixture
 def client(server_port: int) -> Iterator[Client]:
-    client = Client(server_port, election_id=10)
-    try:
-        client.become_primary()
-        client.set_pipeline(PROGRAM.config())
-        yield client
-    finally:
-        client.close()
+    yield from primary_with(server_port, PROGRAM)
 
 
 def _exact(field_id: int, value: bytes) -> p4r.FieldMatch:
