@@ -36,6 +36,19 @@ fn bytes_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
     )))
 }
 
+fn keys_arg(keys: &Bound<'_, PyAny>) -> PyResult<Vec<ApiKey>> {
+    keys.try_iter()?
+        .enumerate()
+        .map(|(i, k)| {
+            let k = k?;
+            let t = k
+                .downcast::<PyTuple>()
+                .map_err(|_| PyValueError::new_err(format!("key {i} must be a tuple")))?;
+            key_arg(t, i)
+        })
+        .collect()
+}
+
 fn key_arg(t: &Bound<'_, PyTuple>, i: usize) -> PyResult<ApiKey> {
     let what = format!("key {i}");
     let kind: String = t.get_item(0).and_then(|k| k.extract()).map_err(|_| {
@@ -186,19 +199,95 @@ impl Dataplane {
         action_data: &Bound<'_, PyAny>,
         priority: i64,
     ) -> PyResult<u64> {
-        let keys = keys
-            .try_iter()?
-            .enumerate()
-            .map(|(i, k)| {
-                let k = k?;
-                let t = k
-                    .downcast::<PyTuple>()
-                    .map_err(|_| PyValueError::new_err(format!("key {i} must be a tuple")))?;
-                key_arg(t, i)
-            })
-            .collect::<PyResult<Vec<_>>>()?;
+        let keys = keys_arg(keys)?;
         let data = data_arg(action_data)?;
         py.allow_threads(|| self.sw.table_add(table, &keys, action, &data, priority))
+            .map_err(Into::into)
+    }
+
+    /// An entry of a table with an action profile: it points to a member, or
+    /// to a group when `group` is true (handles from the profile_* methods).
+    fn table_add_indirect(
+        &self,
+        py: Python<'_>,
+        table: &str,
+        keys: &Bound<'_, PyAny>,
+        group: bool,
+        target: u64,
+        priority: i64,
+    ) -> PyResult<u64> {
+        let keys = keys_arg(keys)?;
+        py.allow_threads(|| {
+            self.sw
+                .table_add_indirect(table, &keys, group, target, priority)
+        })
+        .map_err(Into::into)
+    }
+
+    fn table_modify_indirect(
+        &self,
+        py: Python<'_>,
+        table: &str,
+        handle: u64,
+        group: bool,
+        target: u64,
+    ) -> PyResult<()> {
+        py.allow_threads(|| self.sw.table_modify_indirect(table, handle, group, target))
+            .map_err(Into::into)
+    }
+
+    fn profile_member_add(
+        &self,
+        py: Python<'_>,
+        profile: &str,
+        action: &str,
+        action_data: &Bound<'_, PyAny>,
+    ) -> PyResult<u64> {
+        let data = data_arg(action_data)?;
+        py.allow_threads(|| self.sw.profile_member_add(profile, action, &data))
+            .map_err(Into::into)
+    }
+
+    fn profile_member_modify(
+        &self,
+        py: Python<'_>,
+        profile: &str,
+        member: u64,
+        action: &str,
+        action_data: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let data = data_arg(action_data)?;
+        py.allow_threads(|| {
+            self.sw
+                .profile_member_modify(profile, member, action, &data)
+        })
+        .map_err(Into::into)
+    }
+
+    fn profile_member_delete(&self, py: Python<'_>, profile: &str, member: u64) -> PyResult<()> {
+        py.allow_threads(|| self.sw.profile_member_delete(profile, member))
+            .map_err(Into::into)
+    }
+
+    fn profile_group_add(&self, py: Python<'_>, profile: &str) -> PyResult<u64> {
+        py.allow_threads(|| self.sw.profile_group_add(profile))
+            .map_err(Into::into)
+    }
+
+    /// Sets a group's members: (member handle, weight) pairs.
+    fn profile_group_set(
+        &self,
+        py: Python<'_>,
+        profile: &str,
+        group: u64,
+        members: Vec<(u64, u32)>,
+    ) -> PyResult<()> {
+        py.allow_threads(|| self.sw.profile_group_set(profile, group, &members))
+            .map_err(Into::into)
+    }
+
+    fn profile_group_delete(&self, py: Python<'_>, profile: &str, group: u64) -> PyResult<()> {
+        py.allow_threads(|| self.sw.profile_group_delete(profile, group))
             .map_err(Into::into)
     }
 

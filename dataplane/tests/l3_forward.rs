@@ -105,5 +105,21 @@ fn load_errors_name_the_culprit() {
     let m = load_error(|j| j["header_types"][3]["fields"][0][1] = "*".into());
     assert!(m.contains("a varbit field needs 'max_length'"), "{m}");
     let m = load_error(|j| j["pipelines"][0]["tables"][0]["type"] = "indirect".into());
-    assert!(m.contains("table type 'indirect'"), "{m}");
+    assert_eq!(
+        m,
+        "table 'MyIngress.ipv4_lpm': type 'indirect' without an action_profile"
+    );
+    let m = load_error(|j| {
+        j["pipelines"][0]["tables"][0]["type"] = "indirect_ws".into();
+        j["pipelines"][0]["tables"][0]["action_profile"] = "ap".into();
+    });
+    assert_eq!(m, "table 'MyIngress.ipv4_lpm': unknown action profile 'ap'");
+    let m = load_error(|j| {
+        j["pipelines"][0]["action_profiles"] = serde_json::json!([{"name": "ap", "max_size": 4}]);
+        j["pipelines"][0]["tables"][0]["type"] = "indirect_ws".into();
+        j["pipelines"][0]["tables"][0]["action_profile"] = "ap".into();
+    });
+    assert!(m.contains("action profile 'ap' has no selector"), "{m}");
+    let m = load_error(|j| j["pipelines"][0]["tables"][0]["type"] = "direct".into());
+    assert!(m.contains("unknown table type 'direct'"), "{m}");
 }

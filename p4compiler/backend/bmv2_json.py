@@ -21,7 +21,7 @@ from p4compiler.backend.deparser import DeparserLowering
 from p4compiler.backend.expressions import ExpressionEncoder, Json
 from p4compiler.backend.parser_states import ParserLowering, ValueSetInfo
 from p4compiler.backend.storage import HeaderType, Layout
-from p4compiler.backend.tables import TableInfo, TableLowering
+from p4compiler.backend.tables import ProfileInfo, TableInfo, TableLowering
 from p4compiler.diagnostics import CompileError
 from p4compiler.names import qualified_name
 from p4compiler.typecheck import CheckedProgram
@@ -48,6 +48,7 @@ class Bmv2Program:
     # The checked source, for P4Info objects that BMv2 does not see (controller headers).
     checked: CheckedProgram | None = None
     value_sets: list[ValueSetInfo] = field(default_factory=list)
+    profiles: list[ProfileInfo] = field(default_factory=list)
 
 
 class Bmv2Builder(
@@ -87,6 +88,9 @@ class Bmv2Builder(
         self.return_target: ast.Expression | None = None
         self.loop_jumps: list[LoopJumps] = []
         self.pipeline_tables: list[Json] = []
+        # Action profiles of the pipeline; ids count over the whole program, as p4c's.
+        self.pipeline_profiles: list[Json] = []
+        self.profiles: list[ProfileInfo] = []
         self.conditionals: list[Json] = []
         # Conditional ids are unique in the whole file, not per pipeline (JSON_format.md).
         self.conditional_count = 0
@@ -191,7 +195,13 @@ class Bmv2Builder(
             "__meta__": {"version": JSON_VERSION, "compiler": COMPILER},
         }
         return Bmv2Program(
-            program, self.tables, self.actions, self.ext, self.checked, self.value_sets
+            program,
+            self.tables,
+            self.actions,
+            self.ext,
+            self.checked,
+            self.value_sets,
+            self.profiles,
         )
 
     def bind_storage(

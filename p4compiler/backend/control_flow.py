@@ -26,6 +26,7 @@ class ControlFlowLowering:
     prefix: str
     bindings: dict[int, ast.Expression]
     pipeline_tables: list[Json]
+    pipeline_profiles: list[Json]
     conditionals: list[Json]
     conditional_count: int
     actions: list[ActionInfo]
@@ -51,6 +52,7 @@ class ControlFlowLowering:
 
     def pipeline(self, name: str, ident: int, control: ast.ControlDeclaration) -> Json:
         self.pipeline_tables = []
+        self.pipeline_profiles = []
         self.conditionals = []
         self.bindings = {}
         self.enter(control, qualified_name(control, None))
@@ -60,7 +62,7 @@ class ControlFlowLowering:
             "id": ident,
             "init_table": init,
             "tables": self.pipeline_tables,
-            "action_profiles": [],
+            "action_profiles": self.pipeline_profiles,
             "conditionals": self.conditionals,
         }
 

@@ -204,6 +204,10 @@ def declare_instance(decl: ast.Instantiation, qualified: str, tables: ExternTabl
     elif kind == "direct_meter":
         tables.instances[(tables.scope, id(decl))] = ("direct_meter", qualified)
         tables.meter_types[qualified] = _enum_member(decl.args[0])
+    elif kind in ("action_profile", "action_selector"):
+        # Emitted with the first table using it (`action_profile_json`): a selector's
+        # input is that table's selector keys.
+        tables.instances[(tables.scope, id(decl))] = (kind, qualified)
     else:
         raise CompileError(decl.pos, f"instances of extern '{kind}' are not supported yet")
 
@@ -233,6 +237,22 @@ def hash_algorithm(arg: ast.Argument) -> str:
     if name not in _HASH_ALGOS:
         raise CompileError(arg.pos, f"hash algorithm '{name}' is not supported")
     return _HASH_ALGOS[name]
+
+
+def action_profile_json(
+    name: str, ident: int, kind: str, args: list[ast.Argument], inputs: list[Json]
+) -> Json:
+    """A pipeline's action profile (JSON_format.md, "action_profiles"): v1model's
+    `action_profile(size)`, or `action_selector(algorithm, size, outputWidth)` whose
+    input is the selector keys of its table (BMv2 has no use for outputWidth)."""
+    if kind == "action_profile":
+        return {"name": name, "id": ident, "max_size": _int_arg(args[0], "an action profile size")}
+    return {
+        "name": name,
+        "id": ident,
+        "max_size": _int_arg(args[1], "an action selector size"),
+        "selector": {"algo": hash_algorithm(args[0]), "input": inputs},
+    }
 
 
 def field_list(enc: ExpressionEncoder, e: ast.Expression) -> list[Json]:

@@ -75,6 +75,14 @@ def fill_preamble(
 
 
 def build_p4info(program: Bmv2Program) -> p4i.P4Info:
+    for profile in program.profiles:
+        if profile.anonymous:
+            # p4c's message: a profile constructed in place is named by its @name.
+            raise CompileError(
+                profile.decl.pos,
+                f"Table '{profile.tables[0]}' has an anonymous table property "
+                "'implementation' with no name annotation, which is not supported by P4Runtime",
+            )
     info = p4i.P4Info()
     info.pkg_info.arch = "v1model"
     tables = [tb for tb in program.tables if not tb.hidden and tb.decl is not None]
@@ -85,6 +93,7 @@ def build_p4info(program: Bmv2Program) -> p4i.P4Info:
     all_names += [r["name"] for r in ext.register_arrays + ext.counter_arrays + ext.meter_arrays]
     all_names += [d["name"] for d in ext.learn_lists]
     all_names += [v.name for v in program.value_sets]
+    all_names += [p.name for p in program.profiles]
     alias = aliases(all_names)
 
     table_ids = assign_ids(Prefix.TABLE, [tb.name for tb in tables], _explicit(tables))
@@ -109,6 +118,7 @@ def build_p4info(program: Bmv2Program) -> p4i.P4Info:
         )
 
     _externs(info, program, alias)
+    _action_profiles(info, program, alias)
     _controller_headers(info, program)
     _digests(info, program, alias)
     _value_sets(info, program, alias)
@@ -171,6 +181,34 @@ def _externs(info: p4i.P4Info, program: Bmv2Program, alias: dict[str, str]) -> N
                 _attach(msg, tables, m["binding"], ident)
             else:
                 msg.size = m["size"]
+
+
+def _action_profiles(info: p4i.P4Info, program: Bmv2Program, alias: dict[str, str]) -> None:
+    """Action profiles and selectors, each with the tables using it (sorted by name, as
+    p4c keeps them in a set), which refer back to it by `implementation_id`."""
+    tables = {tb.preamble.name: tb for tb in info.tables}
+    profiles = program.profiles
+    explicit = {
+        p.name: ident for p in profiles if (ident := explicit_id(p.decl.annotations)) is not None
+    }
+    ids = assign_ids(Prefix.ACTION_PROFILE, [p.name for p in profiles], explicit)
+    for p in profiles:
+        msg = info.action_profiles.add()
+        annos = [a for a in p.decl.annotations if a.name != "max_group_size"]
+        fill_preamble(msg.preamble, ids[p.name], p.name, alias[p.name], annos)
+        for name in sorted(p.tables):
+            if name in tables:  # not a @hidden table
+                msg.table_ids.append(tables[name].preamble.id)
+                tables[name].implementation_id = ids[p.name]
+        msg.with_selector = "selector" in p.json
+        msg.size = p.json["max_size"]
+        max_group = ast.find_annotation(p.decl.annotations, "max_group_size")
+        # As p4c, ignored on a profile without a selector.
+        if max_group is not None and msg.with_selector:
+            value = const_value(max_group.exprs[0]) if max_group.exprs else None
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise CompileError(max_group.pos, "@max_group_size needs an integer")
+            msg.max_group_size = value
 
 
 def _controller_headers(info: p4i.P4Info, program: Bmv2Program) -> None:
@@ -247,6 +285,8 @@ def _table(
     fill_preamble(msg.preamble, ident, tb.name, alias, decl.annotations)
     key = decl.property("key")
     for i, el in enumerate(key.elements if isinstance(key, ast.KeyProperty) else []):
+        if el.match_kind == "selector":
+            continue  # the action selector's input, not a match field; ids still count it
         mf = msg.match_fields.add()
         mf.id = explicit_id(el.annotations) or i + 1
         mf.name = annotated_name(el.annotations) or expression_text(el.expr)
@@ -275,7 +315,8 @@ def _table(
     if isinstance(entries, ast.EntriesProperty):
         msg.is_const_table = entries.is_const
         msg.has_initial_entries = True
-    default = tb.json["default_entry"]
+    default = tb.default_entry
+    assert default is not None, "the back end gives every P4 table a default entry"
     if default["action_const"]:
         msg.const_default_action_id = action_ids[by_json_id[default["action_id"]].name]
     msg.size = tb.json["max_size"]

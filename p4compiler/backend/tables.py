@@ -1,10 +1,11 @@
 """Tables as BMv2 tables (JSON_format.md, pipelines): keys, actions, default entry,
-const entries and direct resources, and the one-action tables synthesized for
-statements.  `TableLowering` is a mixin of the builder (`bmv2_json.Bmv2Builder`)."""
+const entries, direct resources and action profiles, and the one-action tables
+synthesized for statements.  `TableLowering` is a mixin of the builder
+(`bmv2_json.Bmv2Builder`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from p4compiler import ast
 from p4compiler import types as t
@@ -25,6 +26,20 @@ class TableInfo:
     decl: ast.TableDeclaration | None  # None for synthesized tables
     json: Json
     hidden: bool
+    # P4Info's default action; the JSON has none for a table with an action profile.
+    default_entry: Json | None = None
+
+
+@dataclass
+class ProfileInfo:
+    """An action profile or selector of the BMv2 program, and how P4Info should see it."""
+
+    name: str
+    json: Json
+    # The declared instance, or the `implementation` property constructing it in place.
+    decl: ast.Instantiation | ast.ValueProperty
+    anonymous: bool  # constructed in place without @name: P4Runtime cannot name it
+    tables: list[str] = field(default_factory=list)
 
 
 class TableLowering:
@@ -37,6 +52,8 @@ class TableLowering:
     applied: set[str]
     bound_args: dict[int, list[ast.Expression]]
     pipeline_tables: list[Json]
+    pipeline_profiles: list[Json]
+    profiles: list[ProfileInfo]
     action_names: set[str]
     table_names: set[str]
 
@@ -85,8 +102,14 @@ class TableLowering:
         keys = []
         key_prims: list[Json] = []
         key_prop = decl.property("key")
+        selector_inputs = []
         for el in key_prop.elements if isinstance(key_prop, ast.KeyProperty) else []:
-            keys.append(self.key_element(el, enc, key_prims))
+            if el.match_kind == "selector":
+                # The input of the table's action selector, not a key of the table.
+                target = self.key_element(el, enc, key_prims)["target"]
+                selector_inputs.append(node("field", target))
+            else:
+                keys.append(self.key_element(el, enc, key_prims))
         kinds = {k["match_type"] for k in keys}
         match_type = next((k for k in ("range", "ternary", "lpm") if k in kinds), "exact")
         action_decls = self.table_actions(decl)
@@ -98,12 +121,14 @@ class TableLowering:
         with_counters, direct_meters = self.direct_resources(decl, name)
         size_prop = decl.property("size")
         size = const_value(size_prop.value) if isinstance(size_prop, ast.ValueProperty) else 1024
+        kind, profile = self.implementation(decl, name, selector_inputs)
         table = {
             "name": name,
             "id": len(self.tables),
             "key": keys,
             "match_type": match_type,
-            "type": "simple",
+            "type": kind,
+            **({"action_profile": profile} if profile is not None else {}),
             "max_size": size,
             "with_counters": with_counters,
             "support_timeout": _support_timeout(decl),
@@ -112,8 +137,11 @@ class TableLowering:
             "actions": names,
             "base_default_next": nxt,
             "next_tables": _next_tables(names, action_decls, nxt, hit_miss, by_action),
-            "default_entry": self.default_entry(decl),
         }
+        default_entry = self.default_entry(decl)
+        if profile is None:
+            # As p4c: BMv2 takes no default entry for a table with an action profile.
+            table["default_entry"] = default_entry
         entries = decl.property("entries")
         if isinstance(entries, ast.EntriesProperty):
             ranks = _entry_ranks(entries.entries)
@@ -128,10 +156,60 @@ class TableLowering:
                 decl,
                 table,
                 hidden=ast.find_annotation(decl.annotations, "hidden") is not None,
+                default_entry=default_entry,
             )
         )
         self.applied[name] = key_prims
         return self.with_keys_computed(name, key_prims)
+
+    def implementation(
+        self, decl: ast.TableDeclaration, table: str, inputs: list[Json]
+    ) -> tuple[str, str | None]:
+        """BMv2's table type and action profile for v1model's `implementation`: a profile
+        constructed in place, or a declared instance, emitted with the first table that
+        uses it (p4c's handleTableImplementation)."""
+        prop = decl.property("implementation")
+        if not isinstance(prop, ast.ValueProperty):
+            return "simple", None
+        e = prop.value
+        ext = e.type
+        assert isinstance(ext, t.Extern), "the type checker typed the implementation"
+        kind = "indirect" if ext.name == "action_profile" else "indirect_ws"
+        taken = {p.name for p in self.profiles}
+        label = annotated_name(prop.annotations)
+        source: ast.Instantiation | ast.ValueProperty
+        if isinstance(e, ast.Call):
+            # As p4c's refMap->newName: "action_profile" itself names v1model's extern.
+            name = (
+                self.unique("action_profile", taken | {"action_profile"})
+                if label is None
+                else label.removeprefix(".")
+            )
+            source, args = prop, e.args
+        else:
+            source = referenced(e)
+            found = self.ext.instance(source)
+            assert found is not None, "declare_instance registered it"
+            name, args = found[1], source.args
+        if name in taken:
+            profile = next(p for p in self.profiles if p.name == name)
+            if profile.decl is not source:
+                raise CompileError(prop.pos, f"action profile name '{name}' is used twice")
+            # p4c's SharedActionSelectorCheck: BMv2 gives a selector one input.
+            if kind == "indirect_ws" and profile.json["selector"]["input"] != inputs:
+                raise CompileError(
+                    prop.pos,
+                    f"action selector '{name}' is shared by tables '{profile.tables[0]}' and "
+                    f"'{table}' with different selector keys: they must be the same, in the "
+                    "same order",
+                )
+        else:
+            json = externs.action_profile_json(name, len(self.profiles), ext.name, args, inputs)
+            profile = ProfileInfo(name, json, source, anonymous=source is prop and label is None)
+            self.profiles.append(profile)
+            self.pipeline_profiles.append(json)
+        profile.tables.append(table)
+        return kind, name
 
     def with_keys_computed(self, name: str, key_prims: list[Json]) -> str:
         """The node that applies table `name`: the table itself, or a table of its own

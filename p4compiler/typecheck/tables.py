@@ -6,11 +6,14 @@ from __future__ import annotations
 from p4compiler import ast
 from p4compiler import types as t
 from p4compiler.diagnostics import CompileError
+from p4compiler.names import expression_text
 from p4compiler.typecheck.constants import const_value
 from p4compiler.typecheck.symbols import Scope
 
 # v1model table properties that attach a direct resource, and the extern they need.
 DIRECT_RESOURCES = {"counters": "direct_counter", "meters": "direct_meter"}
+# v1model externs a table's `implementation` may be: its actions come from the profile.
+PROFILES = ("action_profile", "action_selector")
 
 
 def as_action_call(e: ast.Expression) -> ast.Expression:
@@ -27,6 +30,14 @@ class Tables:
     match_kinds: list[str]
 
     def table(self, decl: ast.TableDeclaration, scope: Scope) -> None:
+        entries = decl.property("entries")
+        if decl.property("implementation") is not None and entries is not None:
+            # p4c drops them silently; BMv2's indirect tables take no entry at load time.
+            const = "const " if entries.is_const else ""
+            raise CompileError(
+                entries.pos,
+                f"{const}entries in a table with an action profile: BMv2 cannot hold them",
+            )
         for prop in decl.properties:
             if isinstance(prop, ast.KeyProperty):
                 for el in prop.elements:
@@ -63,8 +74,47 @@ class Tables:
                     ty.name != want
                 ):
                     raise CompileError(prop.value.pos, f"'{prop.name}' needs a {want} instance")
+            elif isinstance(prop, ast.ValueProperty) and prop.name == "implementation":
+                self.implementation(prop, scope)
             elif isinstance(prop, ast.ValueProperty):
                 raise CompileError(prop.pos, f"table property '{prop.name}' is not supported yet")
+        self.selector_keys(decl)
+
+    def implementation(self, prop: ast.ValueProperty, scope: Scope) -> None:
+        """v1model's `implementation`: an action_profile or action_selector instance, by
+        name or constructed in place (`action_profile(32w128)`)."""
+        e = prop.value
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Name):
+            sym = self.lookup(e.func, scope)
+            ty = sym.type
+            if sym.kind == "type" and isinstance(ty, t.Extern) and ty.name in PROFILES:
+                ctors = [m for m in ty.decl.methods if m.return_type is None]
+                self.call_args(e.args, ctors, e.pos, scope, {}, ty.name)
+                e.func.ref = e.ref = sym
+                e.type = ty
+                return
+        elif isinstance(e, ast.Name):
+            ty = self.expr(e, scope)
+            if isinstance(ty, t.Extern) and ty.name in PROFILES:
+                return
+        raise CompileError(e.pos, "'implementation' needs an action_profile or action_selector")
+
+    @staticmethod
+    def selector_keys(decl: ast.TableDeclaration) -> None:
+        """Keys matched by `selector` are the input of the table's action selector, so
+        only a table with one may have them."""
+        impl = decl.property("implementation")
+        ty = impl.value.type if isinstance(impl, ast.ValueProperty) else None
+        key = decl.property("key")
+        for el in key.elements if isinstance(key, ast.KeyProperty) else []:
+            if el.match_kind == "selector" and not (
+                isinstance(ty, t.Extern) and ty.name == "action_selector"
+            ):
+                raise CompileError(
+                    el.expr.pos,
+                    f"key '{expression_text(el.expr)}' of table '{decl.name}' is matched by "
+                    "'selector', which needs implementation = action_selector(...)",
+                )
 
     def entries(self, decl: ast.TableDeclaration, prop: ast.EntriesProperty, scope: Scope) -> None:
         key = decl.property("key")

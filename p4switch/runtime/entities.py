@@ -5,9 +5,10 @@ from typing import Any, Protocol
 
 from finsy.proto import p4r
 
+from p4switch.runtime.action_profiles import ActionProfileApi, ActionProfiles
 from p4switch.runtime.counters import CounterApi, Counters, DirectCounterApi, DirectCounters
 from p4switch.runtime.digest_entries import DigestEntries
-from p4switch.runtime.errors import invalid, not_found, unimplemented
+from p4switch.runtime.errors import invalid, unimplemented
 from p4switch.runtime.idle_timeouts import IdleTimeouts
 from p4switch.runtime.meters import DirectMeterApi, DirectMeters, MeterApi, Meters
 from p4switch.runtime.pipeline import Pipeline
@@ -25,6 +26,7 @@ class _Handler(Protocol):
 
 class EntityApi(
     TableApi,
+    ActionProfileApi,
     RegisterApi,
     CounterApi,
     DirectCounterApi,
@@ -42,11 +44,14 @@ class Entities:
 
     def __init__(self, dataplane: EntityApi, pipeline: Pipeline) -> None:
         self.pipeline = pipeline
-        table_entries = TableEntries(dataplane, pipeline)
+        profiles = ActionProfiles(dataplane, pipeline)
+        table_entries = TableEntries(dataplane, pipeline, profiles)
         self.digest_entries = DigestEntries(pipeline.resources)
         self.idle_timeouts = IdleTimeouts(dataplane, table_entries)
         self._handlers: dict[str, _Handler] = {
             "table_entry": table_entries,
+            "action_profile_member": profiles.members,
+            "action_profile_group": profiles.groups,
             "register_entry": Registers(dataplane, pipeline.resources),
             "counter_entry": Counters(dataplane, pipeline.resources),
             "direct_counter_entry": DirectCounters(dataplane, table_entries),
@@ -71,18 +76,7 @@ class Entities:
         if kind is None:
             raise invalid("the read request has an empty entity")
         handler = self._handlers.get(kind)
-        if handler is not None:
-            for message in handler.read(getattr(entity, kind)):
-                yield p4r.Entity(**{kind: message})
-        elif kind in ("action_profile_member", "action_profile_group"):
-            self._check_no_action_profiles(kind, getattr(entity, kind).action_profile_id)
-        else:
+        if handler is None:
             raise unimplemented(f"Read of {kind} is not supported")
-
-    def _check_no_action_profiles(self, kind: str, profile_id: int) -> None:
-        profiles = {p.preamble.id for p in self.pipeline.config.p4info.action_profiles}
-        if profile_id and profile_id not in profiles:
-            raise not_found(f"no action profile with id {profile_id} in the P4Info")
-        if profiles:
-            raise unimplemented(f"Read of {kind} is not supported")
-        # The program has no action profiles, so it has no members or groups.
+        for message in handler.read(getattr(entity, kind)):
+            yield p4r.Entity(**{kind: message})

@@ -74,12 +74,28 @@ class TableInfo:
     # The default entry of the BMv2 JSON as (P4Info action id, canonical arguments); None
     # when P4Info does not list that action.
     initial_default: tuple[int, tuple[bytes, ...]] | None = None
+    # The action profile whose members and groups the entries point to; 0 for none.
+    implementation_id: int = 0
     fields_by_id: dict[int, MatchFieldInfo] = field(default_factory=dict)
 
     @property
     def needs_priority(self) -> bool:
         """P4Runtime requires a priority exactly when a field is ternary, range or optional."""
         return any(f.match_type in ("ternary", "range", "optional") for f in self.fields)
+
+
+@dataclass(frozen=True)
+class ActionProfileInfo:
+    """A v1model action_profile or action_selector as P4Info describes it."""
+
+    id: int
+    name: str
+    table_ids: tuple[int, ...]
+    with_selector: bool
+    # Most members the profile holds (v1model's size argument); 0: no bound.
+    size: int
+    # Most members in one group (@max_group_size); 0: no bound.
+    max_group_size: int
 
 
 class Pipeline:
@@ -99,6 +115,7 @@ class Pipeline:
         self.program = str(bmv2.get("program") or "an unnamed program")
         self.actions = _index_actions(config.p4info, bmv2)
         self.tables = _index_tables(config.p4info, bmv2, self.actions)
+        self.action_profiles = _index_action_profiles(config.p4info, bmv2, self.tables)
         self.resources = Resources(config.p4info)
         self.value_sets: dict[int, ValueSetInfo] = index_value_sets(
             config.p4info, _json_list(bmv2, "parse_vsets")
@@ -109,6 +126,12 @@ class Pipeline:
             return self.tables[table_id]
         except KeyError:
             raise not_found(f"no table with id {table_id} in the P4Info") from None
+
+    def action_profile(self, profile_id: int) -> ActionProfileInfo:
+        try:
+            return self.action_profiles[profile_id]
+        except KeyError:
+            raise not_found(f"no action profile with id {profile_id} in the P4Info") from None
 
     def action(self, action_id: int) -> ActionInfo:
         try:
@@ -194,9 +217,50 @@ def _index_tables(
             size=table.size,
             supports_idle_timeout=supports_idle_timeout,
             initial_default=default,
+            implementation_id=table.implementation_id,
             fields_by_id={f.id: f for f in fields},
         )
     return tables
+
+
+def _index_action_profiles(
+    p4info: p4i.P4Info, bmv2: dict[str, Any], tables: dict[int, TableInfo]
+) -> dict[int, ActionProfileInfo]:
+    json_profiles = {
+        p.get("name"): p
+        for pipe in _json_list(bmv2, "pipelines")
+        for p in _json_list(pipe, "action_profiles")
+    }
+    _check_unique([p.preamble.id for p in p4info.action_profiles], "action profile")
+    profiles = {}
+    for profile in p4info.action_profiles:
+        name = profile.preamble.name
+        json_profile = json_profiles.get(name)
+        if json_profile is None:
+            raise invalid(f"P4Info action profile '{name}' is not in the BMv2 JSON")
+        if profile.with_selector != ("selector" in json_profile):
+            raise invalid(
+                f"action profile '{name}': P4Info's with_selector and the BMv2 JSON's "
+                "selector disagree"
+            )
+        for table_id in profile.table_ids:
+            if table_id not in tables:
+                raise invalid(f"action profile '{name}' refers to unknown table id {table_id}")
+        profiles[profile.preamble.id] = ActionProfileInfo(
+            id=profile.preamble.id,
+            name=name,
+            table_ids=tuple(profile.table_ids),
+            with_selector=profile.with_selector,
+            size=profile.size,
+            max_group_size=profile.max_group_size,
+        )
+    for table in tables.values():
+        if table.implementation_id and table.implementation_id not in profiles:
+            raise invalid(
+                f"table '{table.name}' refers to unknown action profile id "
+                f"{table.implementation_id}"
+            )
+    return profiles
 
 
 def _match_fields(table: p4i.Table, json_table: dict[str, Any]) -> tuple[MatchFieldInfo, ...]:

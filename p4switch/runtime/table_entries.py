@@ -15,7 +15,8 @@ from typing import Protocol
 import grpc
 from finsy.proto import p4i, p4r
 
-from p4switch.runtime.codec import canonical, is_canonical
+from p4switch.runtime.action_data import action_arguments
+from p4switch.runtime.action_profiles import ActionProfileApi, ActionProfiles, entry_ref
 from p4switch.runtime.counters import DirectCounterApi
 from p4switch.runtime.errors import (
     P4RuntimeError,
@@ -59,8 +60,14 @@ class TableApi(Protocol):
 
     def table_entry_idle_ns(self, table: str, handle: int) -> int: ...
 
+    def table_add_indirect(
+        self, table: str, keys: list[tuple], group: bool, target: int, priority: int
+    ) -> int: ...
 
-class TableEntryApi(TableApi, DirectCounterApi, DirectMeterApi, Protocol):
+    def table_modify_indirect(self, table: str, handle: int, group: bool, target: int) -> None: ...
+
+
+class TableEntryApi(TableApi, ActionProfileApi, DirectCounterApi, DirectMeterApi, Protocol):
     """The dataplane methods behind TableEntry, its direct counter and its direct meter."""
 
 
@@ -73,9 +80,12 @@ class StoredEntry:
 class TableEntries:
     """The entries of every table of one pipeline, mirrored into the dataplane."""
 
-    def __init__(self, dataplane: TableEntryApi, pipeline: Pipeline) -> None:
+    def __init__(
+        self, dataplane: TableEntryApi, pipeline: Pipeline, profiles: ActionProfiles
+    ) -> None:
         self._dp = dataplane
         self._pipeline = pipeline
+        self._profiles = profiles
         self._resources = pipeline.resources
         self._entries: dict[int, dict[tuple[int, MatchKey], StoredEntry]] = {
             table_id: {} for table_id in pipeline.tables
@@ -152,16 +162,20 @@ class TableEntries:
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 f"table '{table.name}' is full ({table.size} entries)",
             )
-        action, args, action_msg = self._action(table, entry, default=False)
-        handle = call_dataplane(
-            self._dp.table_add,
-            table.name,
-            [m[1] for m in matches],
-            action.name,
-            args,
-            entry.priority,
-        )
         canonical_match = [m[0] for m in matches if m[0] is not None]
+        keys = [m[1] for m in matches]
+        if table.implementation_id:
+            is_group, target, ref = self._profiles.entry_target(table, entry.action)
+            handle = call_dataplane(
+                self._dp.table_add_indirect, table.name, keys, is_group, target, entry.priority
+            )
+            self._profiles.hold(is_group, ref, +1)
+            action_msg = entry.action
+        else:
+            action, args, action_msg = self._action(table, entry, default=False)
+            handle = call_dataplane(
+                self._dp.table_add, table.name, keys, action.name, args, entry.priority
+            )
         if action_msg is entry.action and all(
             a is b for a, b in zip(canonical_match, entry.match, strict=False)
         ):
@@ -185,8 +199,17 @@ class TableEntries:
 
     def _modify(self, table: TableInfo, entry: p4r.TableEntry) -> None:
         _, stored = self._find(table, entry)
-        action, args, action_msg = self._action(table, entry, default=False)
-        call_dataplane(self._dp.table_modify, table.name, stored.handle, action.name, args)
+        if table.implementation_id:
+            is_group, target, ref = self._profiles.entry_target(table, entry.action)
+            call_dataplane(
+                self._dp.table_modify_indirect, table.name, stored.handle, is_group, target
+            )
+            self._profiles.hold(*entry_ref(table, stored.entry.action), -1)
+            self._profiles.hold(is_group, ref, +1)
+            action_msg = entry.action
+        else:
+            action, args, action_msg = self._action(table, entry, default=False)
+            call_dataplane(self._dp.table_modify, table.name, stored.handle, action.name, args)
         stored.entry.action.CopyFrom(action_msg)
         stored.entry.controller_metadata = entry.controller_metadata
         stored.entry.metadata = entry.metadata
@@ -195,6 +218,8 @@ class TableEntries:
     def _delete(self, table: TableInfo, entry: p4r.TableEntry) -> None:
         key, stored = self._find(table, entry)
         call_dataplane(self._dp.table_delete, table.name, stored.handle)
+        if table.implementation_id:
+            self._profiles.hold(*entry_ref(table, stored.entry.action), -1)
         del self._entries[table.id][key]
 
     def _find(
@@ -217,6 +242,10 @@ class TableEntries:
             raise P4RuntimeError(
                 grpc.StatusCode.PERMISSION_DENIED,
                 f"table '{table.name}' has a const default action",
+            )
+        if table.implementation_id:
+            raise unimplemented(
+                f"table '{table.name}' has an action profile: its default entry cannot change"
             )
         if entry.HasField("action"):
             action, args, action_msg = self._action(table, entry, default=True)
@@ -350,24 +379,8 @@ class TableEntries:
             raise invalid(f"action '{action.name}' cannot be the default of '{table.name}'")
         if not default and scope == p4i.ActionRef.DEFAULT_ONLY:
             raise invalid(f"action '{action.name}' is only a default action of '{table.name}'")
-        given: dict[int, bytes] = {}
-        params = [(p.param_id, p.value) for p in msg.params]
-        for param_id, value in params:
-            info = action.param(param_id)
-            if info is None:
-                raise invalid(f"action '{action.name}' has no parameter with id {param_id}")
-            if param_id in given:
-                raise invalid(f"action '{action.name}': parameter '{info.name}' given twice")
-            if is_canonical(value, info.bitwidth):
-                given[param_id] = value
-            else:
-                what = f"action '{action.name}' parameter '{info.name}'"
-                given[param_id] = canonical(value, info.bitwidth, what)
-        missing = [p.name for p in action.params if p.id not in given]
-        if missing:
-            raise invalid(f"action '{action.name}': missing parameter(s) {', '.join(missing)}")
-        args = [given[p.id] for p in action.params]
-        if params == list(zip((p.id for p in action.params), args, strict=True)):
+        args, as_given = action_arguments(action, msg)
+        if as_given:
             return action, args, entry.action  # canonical and in order already
         # Filled in place: about half the cost of nested constructor calls.
         action_msg = p4r.TableAction()

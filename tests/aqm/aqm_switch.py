@@ -8,6 +8,7 @@ from google.protobuf import text_format
 
 from controller.disciplines import AqmConfig
 from p4switch._dataplane import Dataplane
+from p4switch.runtime.action_profiles import ActionProfiles
 from p4switch.runtime.pipeline import Pipeline
 from p4switch.runtime.table_entries import TableEntries
 from programs import CompiledProgram
@@ -47,7 +48,8 @@ def install_entries(
     config = p4r.ForwardingPipelineConfig(
         p4info=p4info, p4_device_config=program.json_path.read_bytes()
     )
-    table_entries = TableEntries(dp, Pipeline(config))
+    pipeline = Pipeline(config)
+    table_entries = TableEntries(dp, pipeline, ActionProfiles(dp, pipeline))
     for entry in entries:
         table_entries.write(p4r.Update.INSERT, entry.encode(schema).table_entry)
 

@@ -194,6 +194,10 @@ CASES = {
         "        t.apply();",
         "    table t { key = { m.x: exact; } actions = { NoAction; } @@colour = 3; }\n",
     ),
+    "selector_key_without_action_selector": ingress(
+        "        t.apply();",
+        "    table t { key = { @@m.x: selector; } actions = { NoAction; } }\n",
+    ),
     "extern_method_unknown": ingress("        @@r.frobnicate();", "    register<bit<8>>(4) r;\n"),
     "extern_wrong_arg_count": ingress("        @@r.write(0);", "    register<bit<8>>(4) r;\n"),
     "lookahead_in_control": ingress("        m.x = @@hdr.st.next.a;"),

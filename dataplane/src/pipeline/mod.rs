@@ -2,6 +2,7 @@
 //! expressions, actions, tables and the control flow that links them
 //! (next_tables, conditionals), with the checksum calculations.
 
+pub mod action_profile;
 pub mod checksum;
 pub mod expr;
 mod externs;
@@ -16,8 +17,11 @@ use std::sync::Mutex;
 
 use crate::packet::Phv;
 use crate::program::MeterUnit;
-use crate::program::{Control, KeySource, Node, Primitive, Program};
+use crate::program::{
+    ActionCall, Control, EntryAction, KeySource, Node, Primitive, Program, Table,
+};
 use crate::sync::lock;
+use action_profile::ProfileState;
 use expr::eval;
 use meter::Meter;
 use registers::HeldRegisters;
@@ -36,6 +40,7 @@ const MAX_ACTION_STEPS: usize = 1 << 22;
 #[derive(Debug)]
 pub struct Runtime {
     pub tables: Vec<TableState>,
+    pub action_profiles: Vec<ProfileState>,
     /// Lock order: ascending index, taken after the traffic manager's lock
     /// (switch/mod.rs) and before a meter's.
     pub registers: Vec<Mutex<Vec<u128>>>,
@@ -54,6 +59,11 @@ impl Runtime {
     pub fn new(prog: &Program, seed: u64, atomic_actions: bool) -> Self {
         Runtime {
             tables: prog.tables.iter().map(TableState::new).collect(),
+            action_profiles: prog
+                .action_profiles
+                .iter()
+                .map(|_| ProfileState::default())
+                .collect(),
             registers: prog
                 .registers
                 .iter()
@@ -162,8 +172,18 @@ impl Exec<'_> {
         }
         let state = &self.rt.tables[t];
         let (handle, call) = match state.lookup(self.key) {
-            Some((h, e)) => (Some(h), &e.call),
-            None => (None, &state.default),
+            Some((h, e)) => (
+                Some(h),
+                entry_call(
+                    prog,
+                    &self.rt.action_profiles,
+                    self.buf,
+                    phv,
+                    tab,
+                    &e.action,
+                ),
+            ),
+            None => (None, tab.has_default.then_some(&state.default)),
         };
         let hit = handle.is_some();
         if let Some(d) = handle.and_then(|h| state.direct(h)) {
@@ -185,31 +205,29 @@ impl Exec<'_> {
                 Some(h) => format!("hit entry {h}"),
                 None => "miss, default".to_owned(),
             };
+            let action = call.map_or("no action", |c| prog.actions[c.action].name.as_str());
             eprintln!(
-                "[dp]   table {} key [{}]: {outcome} -> {}",
+                "[dp]   table {} key [{}]: {outcome} -> {action}",
                 tab.name,
                 keys.join(", "),
-                prog.actions[call.action].name
             );
         }
-        let exited = self.run_action(phv, call.action, &call.data);
-        if exited {
+        let branch = match (tab.hit_next, tab.miss_next) {
+            (Some(h), Some(m)) => Some(if hit { h } else { m }),
+            _ => None,
+        };
+        let Some(call) = call else {
+            return Some(branch.unwrap_or(tab.base_next));
+        };
+        if self.run_action(phv, call.action, &call.data) {
             return None;
         }
-        Some(match (tab.hit_next, tab.miss_next) {
-            (Some(h), Some(m)) => {
-                if hit {
-                    h
-                } else {
-                    m
-                }
-            }
-            _ => tab
-                .actions
+        Some(branch.unwrap_or_else(|| {
+            tab.actions
                 .iter()
                 .position(|&a| a == call.action)
-                .and_then(|i| tab.next_by_action[i]),
-        })
+                .and_then(|i| tab.next_by_action[i])
+        }))
     }
 
     /// Runs an action; returns true if it executed `exit`. The register
@@ -376,4 +394,28 @@ pub enum Flow {
     Next,
     Jump(usize),
     Exit,
+}
+
+/// The action an entry runs: its own, or its action profile member, or the
+/// member its group chooses by the selector hash. `None` for an empty group
+/// (BMv2 then runs no action) or a member deleted under the entry.
+fn entry_call<'s>(
+    prog: &Program,
+    profiles: &'s [ProfileState],
+    buf: &mut Vec<u8>,
+    phv: &Phv,
+    tab: &Table,
+    action: &'s EntryAction,
+) -> Option<&'s ActionCall> {
+    let p = tab.profile;
+    match action {
+        EntryAction::Call(c) => Some(c),
+        EntryAction::Member(m) => p.and_then(|p| profiles[p].member(*m)),
+        EntryAction::Group(g) => p.and_then(|p| {
+            let hash = prog.action_profiles[p]
+                .selector
+                .map_or(0, |calc| checksum::compute(prog, calc, phv, &[], buf));
+            profiles[p].choose(*g, hash)
+        }),
+    }
 }

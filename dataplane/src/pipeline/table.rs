@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use super::meter::Meter;
-use crate::program::{ActionCall, Entry, KeyValue, MatchKind, Table};
+use crate::program::{ActionCall, Entry, EntryAction, KeyValue, MatchKind, Table};
 
 /// Per-entry direct counter and meter, and the time of the entry's last hit.
 /// They change on the packet path under the state's read lock, hence
@@ -178,10 +178,10 @@ impl TableState {
         Ok(handle)
     }
 
-    pub fn modify(&mut self, handle: usize, call: ActionCall) -> bool {
+    pub fn modify(&mut self, handle: usize, action: EntryAction) -> bool {
         match self.slots.get_mut(handle).and_then(Option::as_mut) {
             Some(e) => {
-                e.call = call;
+                e.action = action;
                 true
             }
             None => false,
@@ -249,6 +249,15 @@ mod tests {
     use super::*;
     use crate::program::{KeySource, KeySpec};
 
+    impl Entry {
+        fn action_data(&self) -> Vec<u128> {
+            match &self.action {
+                EntryAction::Call(c) => c.data.clone(),
+                other => panic!("not a direct action: {other:?}"),
+            }
+        }
+    }
+
     fn table(kind: MatchKind) -> Table {
         Table {
             name: "t".into(),
@@ -264,10 +273,13 @@ mod tests {
             next_by_action: vec![None],
             hit_next: None,
             miss_next: None,
+            base_next: None,
             default: ActionCall {
                 action: 0,
                 data: vec![],
             },
+            has_default: true,
+            profile: None,
             default_const: false,
             default_entry_const: false,
             with_counters: false,
@@ -285,10 +297,10 @@ mod tests {
                 mask,
                 prefix: Some(len),
             }],
-            call: ActionCall {
+            action: EntryAction::Call(ActionCall {
                 action: 0,
                 data: vec![tag],
-            },
+            }),
             priority: 0,
         }
     }
@@ -299,9 +311,9 @@ mod tests {
         t.insert(lpm(0x0a000000, 8, 1)).unwrap();
         t.insert(lpm(0x0a010000, 16, 2)).unwrap();
         t.insert(lpm(0, 0, 3)).unwrap();
-        assert_eq!(t.lookup(&[0x0a010203]).unwrap().1.call.data, vec![2]);
-        assert_eq!(t.lookup(&[0x0a020203]).unwrap().1.call.data, vec![1]);
-        assert_eq!(t.lookup(&[0x0b000000]).unwrap().1.call.data, vec![3]);
+        assert_eq!(t.lookup(&[0x0a010203]).unwrap().1.action_data(), vec![2]);
+        assert_eq!(t.lookup(&[0x0a020203]).unwrap().1.action_data(), vec![1]);
+        assert_eq!(t.lookup(&[0x0b000000]).unwrap().1.action_data(), vec![3]);
         assert!(t.insert(lpm(0x0a000000, 8, 9)).is_err());
     }
 
@@ -314,10 +326,10 @@ mod tests {
                 mask: u32::MAX.into(),
                 prefix: None,
             }],
-            call: ActionCall {
+            action: EntryAction::Call(ActionCall {
                 action: 0,
                 data: vec![],
-            },
+            }),
             priority: 0,
         };
         let h = t.insert(e.clone()).unwrap();
@@ -337,19 +349,19 @@ mod tests {
                 mask,
                 prefix: None,
             }],
-            call: ActionCall {
+            action: EntryAction::Call(ActionCall {
                 action: 0,
                 data: vec![tag],
-            },
+            }),
             priority,
         };
         t.insert(e(0x0a000000, 0xff000000, 1, 1)).unwrap();
         t.insert(e(0x0a010000, 0xffff0000, 5, 2)).unwrap();
         t.insert(e(0, 0, 5, 3)).unwrap();
-        assert_eq!(t.lookup(&[0x0a010101]).unwrap().1.call.data, vec![2]);
-        assert_eq!(t.lookup(&[0x0a020202]).unwrap().1.call.data, vec![3]);
+        assert_eq!(t.lookup(&[0x0a010101]).unwrap().1.action_data(), vec![2]);
+        assert_eq!(t.lookup(&[0x0a020202]).unwrap().1.action_data(), vec![3]);
         assert!(t.insert(e(0, 0, 5, 4)).is_err());
         assert!(t.insert(e(0, 0, 6, 4)).is_ok());
-        assert_eq!(t.lookup(&[0x0a010101]).unwrap().1.call.data, vec![4]);
+        assert_eq!(t.lookup(&[0x0a010101]).unwrap().1.action_data(), vec![4]);
     }
 }

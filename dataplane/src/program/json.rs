@@ -276,7 +276,7 @@ pub struct Pipeline {
     #[serde(default)]
     pub tables: Vec<Table>,
     #[serde(default)]
-    pub action_profiles: Vec<Value>,
+    pub action_profiles: Vec<ActionProfile>,
     #[serde(default)]
     pub conditionals: Vec<Conditional>,
     #[serde(default)]
@@ -292,6 +292,8 @@ pub struct Table {
     pub match_type: String,
     #[serde(rename = "type", default = "simple")]
     pub kind: String,
+    #[serde(default)]
+    pub action_profile: Option<String>,
     #[serde(default)]
     pub max_size: u64,
     #[serde(default)]
@@ -312,6 +314,22 @@ pub struct Table {
     pub default_entry: Option<DefaultEntry>,
     #[serde(default)]
     pub entries: Option<Vec<ConstEntry>>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ActionProfile {
+    pub name: String,
+    #[serde(default)]
+    pub max_size: u64,
+    #[serde(default)]
+    pub selector: Option<Selector>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Selector {
+    pub algo: String,
+    #[serde(default)]
+    pub input: Vec<Value>,
 }
 
 fn exact() -> String {

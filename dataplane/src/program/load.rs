@@ -138,6 +138,7 @@ impl Loader {
         let calculations = j
             .calculations
             .iter()
+            .chain(&pipelines.selector_calculations)
             .map(|c| self.calculation(c))
             .collect::<Result<Vec<_>>>()?;
         let checksums = j
@@ -164,6 +165,7 @@ impl Loader {
             deparse_order,
             actions,
             tables: pipelines.tables,
+            action_profiles: pipelines.action_profiles,
             conditionals: pipelines.conditionals,
             ingress: pipelines.ingress,
             egress: pipelines.egress,

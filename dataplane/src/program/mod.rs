@@ -377,10 +377,19 @@ pub enum KeyValue {
     },
 }
 
+/// What an entry runs: an action of its own, or, in a table with an action
+/// profile, a member of the profile or a group of members to choose from.
+#[derive(Debug, Clone)]
+pub enum EntryAction {
+    Call(ActionCall),
+    Member(usize),
+    Group(usize),
+}
+
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub keys: Vec<KeyValue>,
-    pub call: ActionCall,
+    pub action: EntryAction,
     /// Higher wins (P4Runtime semantics).
     pub priority: i64,
 }
@@ -397,7 +406,16 @@ pub struct Table {
     /// `__HIT__`/`__MISS__` next nodes, when the program branches on hit.
     pub hit_next: Option<Option<Node>>,
     pub miss_next: Option<Option<Node>>,
+    /// The node after a hit or miss that runs no action (a table with an action
+    /// profile and no default entry, or an empty group): `base_default_next`.
+    pub base_next: Option<Node>,
     pub default: ActionCall,
+    /// False for a table with an action profile and no `default_entry`: a miss
+    /// then runs no action, as BMv2's indirect tables do.
+    pub has_default: bool,
+    /// The action profile (index into `Program::action_profiles`) whose members
+    /// and groups the entries point to; `None` for a direct table.
+    pub profile: Option<usize>,
     /// The default action may not change (`const default_action`).
     pub default_const: bool,
     /// Neither the default action nor its data may change.
@@ -412,6 +430,18 @@ pub struct Table {
     /// Entries from the JSON `entries` (P4 `const entries`); such a table is
     /// immutable at run time.
     pub const_entries: Option<Vec<Entry>>,
+}
+
+/// A v1model action_profile or action_selector: members (actions with their
+/// data) and, with a selector, groups of members that a hash of the
+/// selector's input chooses from.
+#[derive(Debug)]
+pub struct ActionProfile {
+    pub name: String,
+    pub max_size: u64,
+    /// The calculation (index into `Program::calculations`) over the selector
+    /// keys; `None` for a profile without a selector.
+    pub selector: Option<usize>,
 }
 
 #[derive(Debug)]
@@ -615,6 +645,7 @@ pub struct Program {
     pub deparse_order: Vec<usize>,
     pub actions: Vec<Action>,
     pub tables: Vec<Table>,
+    pub action_profiles: Vec<ActionProfile>,
     pub conditionals: Vec<Conditional>,
     pub ingress: Control,
     pub egress: Control,
@@ -637,6 +668,10 @@ pub struct Program {
 impl Program {
     pub fn table_index(&self, name: &str) -> Option<usize> {
         self.table_by_name.get(name).copied()
+    }
+
+    pub fn action_profile_index(&self, name: &str) -> Option<usize> {
+        self.action_profiles.iter().position(|p| p.name == name)
     }
 
     pub fn register_index(&self, name: &str) -> Option<usize> {

@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use super::{value_bytes, Loaded, Switch};
 use crate::error::{ApiError, ApiResult};
 use crate::pipeline::table::TableState;
-use crate::program::{width_mask, ActionCall, Entry, KeyValue, MatchKind, Program};
+use crate::program::{width_mask, ActionCall, Entry, EntryAction, KeyValue, MatchKind, Program};
 use crate::sync::{read_lock, write_lock};
 
 /// One match field as the API receives it; byte strings are big-endian.
@@ -39,7 +39,7 @@ pub fn bytes_value(b: &[u8], width: u32) -> u128 {
         & width_mask(width)
 }
 
-fn table_index(prog: &Program, table: &str) -> ApiResult<usize> {
+pub(super) fn table_index(prog: &Program, table: &str) -> ApiResult<usize> {
     prog.table_index(table)
         .ok_or_else(|| ApiError::NotFound(format!("unknown table '{table}'")))
 }
@@ -58,6 +58,12 @@ fn action_call(prog: &Program, t: usize, action: &str, data: &[Vec<u8>]) -> ApiR
                 ApiError::NotFound(format!("unknown action '{action}' (table '{}')", tab.name))
             }
         })?;
+    call_with_data(prog, a, data)
+}
+
+/// Action `a` with its parameters from big-endian bytes, checked in number.
+pub(super) fn call_with_data(prog: &Program, a: usize, data: &[Vec<u8>]) -> ApiResult<ActionCall> {
+    let action = &prog.actions[a].name;
     let params = &prog.actions[a].params;
     if data.len() != params.len() {
         return Err(ApiError::Invalid(format!(
@@ -79,13 +85,13 @@ fn action_call(prog: &Program, t: usize, action: &str, data: &[Vec<u8>]) -> ApiR
     Ok(ActionCall { action: a, data })
 }
 
-fn loaded(state: &mut Option<Loaded>) -> ApiResult<&mut Loaded> {
+pub(super) fn loaded(state: &mut Option<Loaded>) -> ApiResult<&mut Loaded> {
     state
         .as_mut()
         .ok_or_else(|| ApiError::Invalid("no pipeline loaded".into()))
 }
 
-fn mutable(prog: &Program, t: usize) -> ApiResult<()> {
+pub(super) fn mutable(prog: &Program, t: usize) -> ApiResult<()> {
     let tab = &prog.tables[t];
     if tab.const_entries.is_some() {
         return Err(ApiError::Invalid(format!(
@@ -96,7 +102,7 @@ fn mutable(prog: &Program, t: usize) -> ApiResult<()> {
     Ok(())
 }
 
-fn entry_keys(prog: &Program, t: usize, keys: &[ApiKey]) -> ApiResult<Vec<KeyValue>> {
+pub(super) fn entry_keys(prog: &Program, t: usize, keys: &[ApiKey]) -> ApiResult<Vec<KeyValue>> {
     let tab = &prog.tables[t];
     if keys.len() != tab.keys.len() {
         return Err(ApiError::Invalid(format!(
@@ -186,7 +192,34 @@ fn member_value(b: &[u8], width: u32, set: &str, i: usize) -> ApiResult<u128> {
     Ok(v)
 }
 
-fn handle_err(prog: &Program, t: usize, handle: u64) -> ApiError {
+/// Refuses an action of its own for an entry of a table with an action profile.
+fn direct(prog: &Program, t: usize) -> ApiResult<()> {
+    match prog.tables[t].profile {
+        Some(p) => Err(ApiError::Invalid(format!(
+            "table '{}' has action profile '{}': its entries point to members or groups",
+            prog.tables[t].name, prog.action_profiles[p].name
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Replaces what entry `handle` of table `t` runs.
+pub(super) fn modify_entry(
+    l: &mut Loaded,
+    t: usize,
+    handle: u64,
+    action: EntryAction,
+) -> ApiResult<()> {
+    mutable(&l.prog, t)?;
+    let ok = usize::try_from(handle).is_ok_and(|h| l.rt.tables[t].modify(h, action));
+    if ok {
+        Ok(())
+    } else {
+        Err(handle_err(&l.prog, t, handle))
+    }
+}
+
+pub(super) fn handle_err(prog: &Program, t: usize, handle: u64) -> ApiError {
     ApiError::NotFound(format!(
         "table '{}' has no entry with handle {handle}",
         prog.tables[t].name
@@ -205,23 +238,38 @@ impl Switch {
         let mut state = write_lock(&self.state);
         let l = loaded(&mut state)?;
         let t = table_index(&l.prog, table)?;
-        mutable(&l.prog, t)?;
+        direct(&l.prog, t)?;
         let call = action_call(&l.prog, t, action, data)?;
+        self.insert_entry(l, t, keys, EntryAction::Call(call), priority)
+    }
+
+    /// Inserts an entry into table `t` after checking its keys and the table's size.
+    pub(super) fn insert_entry(
+        &self,
+        l: &mut Loaded,
+        t: usize,
+        keys: &[ApiKey],
+        action: EntryAction,
+        priority: i64,
+    ) -> ApiResult<u64> {
+        mutable(&l.prog, t)?;
         let keys = entry_keys(&l.prog, t, keys)?;
-        let max = l.prog.tables[t].max_size;
+        let tab = &l.prog.tables[t];
+        let max = tab.max_size;
         let st: &mut TableState = &mut l.rt.tables[t];
         if max > 0 && st.len() as u64 >= max {
             return Err(ApiError::Invalid(format!(
-                "table '{table}' is full ({max} entries)"
+                "table '{}' is full ({max} entries)",
+                tab.name
             )));
         }
         let handle = st
             .insert(Entry {
                 keys,
-                call,
+                action,
                 priority,
             })
-            .map_err(|e| ApiError::Invalid(format!("table '{table}': {e}")))?;
+            .map_err(|e| ApiError::Invalid(format!("table '{}': {e}", tab.name)))?;
         if let Some(d) = st.direct(handle) {
             // An entry is idle from its insertion until its first hit.
             d.last_hit_ns.store(self.clock.now_ns(), Ordering::Relaxed);
@@ -239,14 +287,9 @@ impl Switch {
         let mut state = write_lock(&self.state);
         let l = loaded(&mut state)?;
         let t = table_index(&l.prog, table)?;
-        mutable(&l.prog, t)?;
+        direct(&l.prog, t)?;
         let call = action_call(&l.prog, t, action, data)?;
-        let ok = usize::try_from(handle).is_ok_and(|h| l.rt.tables[t].modify(h, call));
-        if ok {
-            Ok(())
-        } else {
-            Err(handle_err(&l.prog, t, handle))
-        }
+        modify_entry(l, t, handle, EntryAction::Call(call))
     }
 
     pub fn table_delete(&self, table: &str, handle: u64) -> ApiResult<()> {
@@ -266,6 +309,7 @@ impl Switch {
         let mut state = write_lock(&self.state);
         let l = loaded(&mut state)?;
         let t = table_index(&l.prog, table)?;
+        direct(&l.prog, t)?;
         let call = action_call(&l.prog, t, action, data)?;
         let tab = &l.prog.tables[t];
         let changed = call.action != tab.default.action || call.data != tab.default.data;

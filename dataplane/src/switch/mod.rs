@@ -11,6 +11,7 @@
 //! counters and meters, `replication.rs` multicast groups and clone
 //! sessions.
 
+mod action_profiles;
 mod control_plane;
 mod egress;
 mod externs;

@@ -6,7 +6,9 @@ use serde_json::Value;
 use super::hex::{hex_of_width, parse_hex};
 use super::{Loader, Result};
 use crate::program::json;
-use crate::program::{prefix_mask, width_mask, Action, ActionCall, Entry, KeySpec, KeyValue};
+use crate::program::{
+    prefix_mask, width_mask, Action, ActionCall, Entry, EntryAction, KeySpec, KeyValue,
+};
 
 impl Loader {
     /// The default action call, and whether the action, and its data, may
@@ -98,12 +100,12 @@ impl Loader {
                 // BMv2 priorities: lower wins; ours: higher wins.
                 Ok(Entry {
                     keys: kv,
-                    call: self.action_call(
+                    action: EntryAction::Call(self.action_call(
                         actions,
                         e.action_entry.action_id,
                         &e.action_entry.action_data,
                         &ew,
-                    )?,
+                    )?),
                     priority: -e.priority,
                 })
             })

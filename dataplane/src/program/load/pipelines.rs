@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::{reject_nonempty, Loader, Result, Scope};
 use crate::program::json::{self, Json};
-use crate::program::{Action, Conditional, Control, Node, Table};
+use crate::program::{Action, ActionProfile, Conditional, Control, Node, Table};
 
 /// Resolves a next-node name within one pipeline (`None` is the end).
 pub(super) type NodeLookup<'a> = dyn Fn(Option<&str>, &str) -> Result<Option<Node>> + 'a;
@@ -17,7 +17,14 @@ pub(super) struct Pipelines {
     pub(super) tables: Vec<Table>,
     pub(super) conditionals: Vec<Conditional>,
     pub(super) table_by_name: HashMap<String, usize>,
+    pub(super) action_profiles: Vec<ActionProfile>,
+    /// One calculation per selector, appended after the JSON's `calculations`.
+    pub(super) selector_calculations: Vec<json::Calculation>,
 }
+
+/// The action profiles of both pipelines by name: index, and whether it has a
+/// selector.
+pub(super) type ProfileLookup = HashMap<String, (usize, bool)>;
 
 impl Loader {
     pub(super) fn pipelines(&self, j: &Json, actions: &[Action]) -> Result<Pipelines> {
@@ -25,8 +32,10 @@ impl Loader {
         let mut conditionals = Vec::new();
         let mut ingress = None;
         let mut egress = None;
+        let (action_profiles, selector_calculations, profiles) =
+            action_profiles(j, j.calculations.len())?;
         for p in &j.pipelines {
-            let control = self.pipeline(p, actions, &mut tables, &mut conditionals)?;
+            let control = self.pipeline(p, actions, &profiles, &mut tables, &mut conditionals)?;
             match p.name.as_str() {
                 "ingress" => ingress = Some(control),
                 "egress" => egress = Some(control),
@@ -51,6 +60,8 @@ impl Loader {
             tables,
             conditionals,
             table_by_name,
+            action_profiles,
+            selector_calculations,
         })
     }
 
@@ -58,13 +69,10 @@ impl Loader {
         &self,
         p: &json::Pipeline,
         actions: &[Action],
+        profiles: &ProfileLookup,
         tables: &mut Vec<Table>,
         conditionals: &mut Vec<Conditional>,
     ) -> Result<Control> {
-        reject_nonempty(
-            &format!("pipeline '{}': action_profiles", p.name),
-            &p.action_profiles,
-        )?;
         reject_nonempty(
             &format!("pipeline '{}': action_calls", p.name),
             &p.action_calls,
@@ -94,7 +102,7 @@ impl Loader {
             }
         };
         for t in &p.tables {
-            tables.push(self.table(t, actions, &node)?);
+            tables.push(self.table(t, actions, profiles, &node)?);
         }
         for c in &p.conditionals {
             let what = format!("conditional '{}'", c.name);
@@ -116,4 +124,35 @@ impl Loader {
             init: node(p.init_table.as_deref(), &format!("pipeline '{}'", p.name))?,
         })
     }
+}
+
+/// The action profiles of every pipeline, each selector's input as a
+/// calculation numbered from `first_calculation`.
+fn action_profiles(
+    j: &Json,
+    first_calculation: usize,
+) -> Result<(Vec<ActionProfile>, Vec<json::Calculation>, ProfileLookup)> {
+    let mut profiles = Vec::new();
+    let mut calculations = Vec::new();
+    let mut lookup = ProfileLookup::new();
+    for p in j.pipelines.iter().flat_map(|p| &p.action_profiles) {
+        let selector = p.selector.as_ref().map(|s| {
+            calculations.push(json::Calculation {
+                name: format!("{} selector", p.name),
+                algo: s.algo.clone(),
+                input: s.input.clone(),
+            });
+            first_calculation + calculations.len() - 1
+        });
+        let entry = (profiles.len(), selector.is_some());
+        if lookup.insert(p.name.clone(), entry).is_some() {
+            return Err(format!("action profile '{}': defined twice", p.name));
+        }
+        profiles.push(ActionProfile {
+            name: p.name.clone(),
+            max_size: p.max_size,
+            selector,
+        });
+    }
+    Ok((profiles, calculations, lookup))
 }

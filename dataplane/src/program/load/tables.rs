@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::hex::hex_of_width;
-use super::pipelines::NodeLookup;
+use super::pipelines::{NodeLookup, ProfileLookup};
 use super::{Loader, Result};
 use crate::program::json;
 use crate::program::{Action, DirectMeter, KeySource, KeySpec, MatchKind, Node, Table};
@@ -12,6 +12,7 @@ use crate::program::{Action, DirectMeter, KeySource, KeySpec, MatchKind, Node, T
 /// Where a table leads: per action, or on hit and miss when the program
 /// branches on hit (`next_tables` with `__HIT__` and `__MISS__`).
 struct NextNodes {
+    base: Option<Node>,
     by_action: Vec<Option<Node>>,
     hit: Option<Option<Node>>,
     miss: Option<Option<Node>>,
@@ -22,15 +23,11 @@ impl Loader {
         &self,
         t: &json::Table,
         actions: &[Action],
+        profiles: &ProfileLookup,
         node: &NodeLookup,
     ) -> Result<Table> {
         let what = format!("table '{}'", t.name);
-        if t.kind != "simple" {
-            return Err(format!(
-                "{what}: table type '{}' (action profiles/selectors) is not supported",
-                t.kind
-            ));
-        }
+        let profile = table_profile(t, profiles, &what)?;
         let direct_meter = self.table_direct_meter(t, &what)?;
         // The table-wide match_type is implied by the keys; still reject unknown ones.
         parse_match_kind(&t.match_type, &what)?;
@@ -50,6 +47,9 @@ impl Loader {
         let (default, default_const, default_entry_const) =
             self.default_entry(t, actions, &table_actions, &what)?;
         let const_entries = self.const_entries(t, actions, &keys, &what)?;
+        if profile.is_some() && const_entries.is_some() {
+            return Err(format!("{what}: entries in a table with an action profile"));
+        }
         Ok(Table {
             name: t.name.clone(),
             keys,
@@ -58,7 +58,10 @@ impl Loader {
             next_by_action: next.by_action,
             hit_next: next.hit,
             miss_next: next.miss,
+            base_next: next.base,
             default,
+            has_default: profile.is_none() || t.default_entry.is_some(),
+            profile,
             default_const,
             default_entry_const,
             with_counters: t.with_counters,
@@ -162,10 +165,35 @@ fn next_nodes(t: &json::Table, node: &NodeLookup, what: &str) -> Result<NextNode
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(NextNodes {
+        base: base_default_next,
         by_action,
         hit,
         miss,
     })
+}
+
+/// The action profile of a table of type `indirect` (or `indirect_ws`, whose
+/// profile must have a selector); `None` for a `simple` table.
+fn table_profile(t: &json::Table, profiles: &ProfileLookup, what: &str) -> Result<Option<usize>> {
+    let want_selector = match t.kind.as_str() {
+        "simple" => return Ok(None),
+        "indirect" => false,
+        "indirect_ws" => true,
+        other => return Err(format!("{what}: unknown table type '{other}'")),
+    };
+    let name = t
+        .action_profile
+        .as_deref()
+        .ok_or_else(|| format!("{what}: type '{}' without an action_profile", t.kind))?;
+    let &(index, has_selector) = profiles
+        .get(name)
+        .ok_or_else(|| format!("{what}: unknown action profile '{name}'"))?;
+    if want_selector && !has_selector {
+        return Err(format!(
+            "{what}: type indirect_ws, but action profile '{name}' has no selector"
+        ));
+    }
+    Ok(Some(index))
 }
 
 fn parse_match_kind(s: &str, what: &str) -> Result<MatchKind> {

@@ -1,0 +1,301 @@
+"""ActionProfileMember and ActionProfileGroup: the members and groups of v1model action
+profiles and selectors, mirrored into the dataplane, and the references that groups and
+table entries hold to them (P4Runtime spec, 9.2: a member or group in use cannot be
+deleted).
+
+Member and group ids are the client's; the dataplane has handles of its own, as BMv2
+does, and this module maps one onto the other.
+"""
+
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+import grpc
+from finsy.proto import p4i, p4r
+
+from p4switch.runtime.action_data import action_arguments
+from p4switch.runtime.errors import (
+    P4RuntimeError,
+    call_dataplane,
+    invalid,
+    not_found,
+    unimplemented,
+)
+from p4switch.runtime.pipeline import ActionProfileInfo, Pipeline, TableInfo
+
+# A reference to a member or a group: (profile id, member or group id).
+Ref = tuple[int, int]
+
+
+class ActionProfileApi(Protocol):
+    def profile_member_add(self, profile: str, action: str, action_data: list[bytes]) -> int: ...
+
+    def profile_member_modify(
+        self, profile: str, member: int, action: str, action_data: list[bytes]
+    ) -> None: ...
+
+    def profile_member_delete(self, profile: str, member: int) -> None: ...
+
+    def profile_group_add(self, profile: str) -> int: ...
+
+    def profile_group_set(
+        self, profile: str, group: int, members: list[tuple[int, int]]
+    ) -> None: ...
+
+    def profile_group_delete(self, profile: str, group: int) -> None: ...
+
+
+@dataclass
+class _Stored:
+    handle: int
+    message: p4r.ActionProfileMember | p4r.ActionProfileGroup
+
+
+def _in_use(what: str) -> P4RuntimeError:
+    return P4RuntimeError(grpc.StatusCode.FAILED_PRECONDITION, f"{what} is in use")
+
+
+def _exhausted(what: str) -> P4RuntimeError:
+    return P4RuntimeError(grpc.StatusCode.RESOURCE_EXHAUSTED, what)
+
+
+class ActionProfiles:
+    """The members and groups of every action profile of one pipeline."""
+
+    def __init__(self, dataplane: ActionProfileApi, pipeline: Pipeline) -> None:
+        self._dp = dataplane
+        self._pipeline = pipeline
+        self._members: dict[int, dict[int, _Stored]] = {p: {} for p in pipeline.action_profiles}
+        self._groups: dict[int, dict[int, _Stored]] = {p: {} for p in pipeline.action_profiles}
+        self._member_refs: Counter[Ref] = Counter()
+        self._group_refs: Counter[Ref] = Counter()
+        self.members = _Members(self)
+        self.groups = _Groups(self)
+
+    def _profile(self, profile_id: int) -> ActionProfileInfo:
+        if profile_id == 0:
+            raise invalid("action_profile_id is 0")
+        return self._pipeline.action_profile(profile_id)
+
+    # -- members -------------------------------------------------------------------------
+
+    def write_member(self, update_type: int, msg: p4r.ActionProfileMember) -> None:
+        profile = self._profile(msg.action_profile_id)
+        members = self._members[profile.id]
+        what = f"action profile '{profile.name}' member {msg.member_id}"
+        stored = members.get(msg.member_id)
+        if update_type == p4r.Update.INSERT:
+            if stored is not None:
+                raise P4RuntimeError(grpc.StatusCode.ALREADY_EXISTS, f"{what} exists")
+            if profile.size and len(members) >= profile.size:
+                raise _exhausted(f"action profile '{profile.name}' is full ({profile.size})")
+            name, args, canonical = self._member_action(profile, msg)
+            handle = call_dataplane(self._dp.profile_member_add, profile.name, name, args)
+            members[msg.member_id] = _Stored(handle, canonical)
+        elif update_type == p4r.Update.MODIFY:
+            if stored is None:
+                raise not_found(f"{what} does not exist")
+            name, args, canonical = self._member_action(profile, msg)
+            call_dataplane(self._dp.profile_member_modify, profile.name, stored.handle, name, args)
+            stored.message = canonical
+        elif update_type == p4r.Update.DELETE:
+            if stored is None:
+                raise not_found(f"{what} does not exist")
+            if self._member_refs[(profile.id, msg.member_id)]:
+                raise _in_use(f"{what} (by a group or a table entry)")
+            call_dataplane(self._dp.profile_member_delete, profile.name, stored.handle)
+            del members[msg.member_id]
+        else:
+            raise invalid(f"update type {update_type} is not INSERT, MODIFY or DELETE")
+
+    def _member_action(
+        self, profile: ActionProfileInfo, msg: p4r.ActionProfileMember
+    ) -> tuple[str, list[bytes], p4r.ActionProfileMember]:
+        """The member's action name and canonical arguments, and the member as stored."""
+        if not msg.HasField("action"):
+            raise invalid(f"action profile '{profile.name}' member {msg.member_id} has no action")
+        action_id = msg.action.action_id
+        scopes = [self._pipeline.table(t).action_scopes.get(action_id) for t in profile.table_ids]
+        if all(s is None or s == p4i.ActionRef.DEFAULT_ONLY for s in scopes):
+            raise invalid(
+                f"action id {action_id} is not an action of the tables of "
+                f"action profile '{profile.name}'"
+            )
+        action = self._pipeline.action(action_id)
+        args, _ = action_arguments(action, msg.action)
+        canonical = p4r.ActionProfileMember(action_profile_id=profile.id, member_id=msg.member_id)
+        canonical.action.action_id = action.id
+        for param, value in zip(action.params, args, strict=True):
+            canonical.action.params.add(param_id=param.id, value=value)
+        return action.name, args, canonical
+
+    # -- groups --------------------------------------------------------------------------
+
+    def write_group(self, update_type: int, msg: p4r.ActionProfileGroup) -> None:
+        profile = self._profile(msg.action_profile_id)
+        if not profile.with_selector:
+            raise invalid(f"action profile '{profile.name}' has no selector, so no groups")
+        groups = self._groups[profile.id]
+        what = f"action profile '{profile.name}' group {msg.group_id}"
+        stored = groups.get(msg.group_id)
+        if update_type == p4r.Update.INSERT:
+            if stored is not None:
+                raise P4RuntimeError(grpc.StatusCode.ALREADY_EXISTS, f"{what} exists")
+            members = self._group_members(profile, msg, what)
+            handle = call_dataplane(self._dp.profile_group_add, profile.name)
+            try:
+                call_dataplane(self._dp.profile_group_set, profile.name, handle, members)
+            except P4RuntimeError:
+                call_dataplane(self._dp.profile_group_delete, profile.name, handle)
+                raise
+            groups[msg.group_id] = _Stored(handle, _copy(msg))
+            self._hold_members(profile.id, msg, +1)
+        elif update_type == p4r.Update.MODIFY:
+            if stored is None:
+                raise not_found(f"{what} does not exist")
+            if msg.max_size != stored.message.max_size:
+                raise invalid(f"{what}: max_size cannot change")
+            members = self._group_members(profile, msg, what)
+            call_dataplane(self._dp.profile_group_set, profile.name, stored.handle, members)
+            self._hold_members(profile.id, stored.message, -1)
+            stored.message = _copy(msg)
+            self._hold_members(profile.id, msg, +1)
+        elif update_type == p4r.Update.DELETE:
+            if stored is None:
+                raise not_found(f"{what} does not exist")
+            if self._group_refs[(profile.id, msg.group_id)]:
+                raise _in_use(f"{what} (by a table entry)")
+            call_dataplane(self._dp.profile_group_delete, profile.name, stored.handle)
+            self._hold_members(profile.id, stored.message, -1)
+            del groups[msg.group_id]
+        else:
+            raise invalid(f"update type {update_type} is not INSERT, MODIFY or DELETE")
+
+    def _group_members(
+        self, profile: ActionProfileInfo, msg: p4r.ActionProfileGroup, what: str
+    ) -> list[tuple[int, int]]:
+        """The group's members as dataplane (handle, weight) pairs, checked."""
+        limit = profile.max_group_size
+        if msg.max_size < 0:
+            raise invalid(f"{what}: negative max_size")
+        if limit and msg.max_size > limit:
+            raise _exhausted(f"{what}: max_size {msg.max_size} is above max_group_size {limit}")
+        limit = msg.max_size or limit
+        if limit and len(msg.members) > limit:
+            raise _exhausted(f"{what}: {len(msg.members)} members, at most {limit}")
+        seen: set[int] = set()
+        result = []
+        for m in msg.members:
+            if m.member_id in seen:
+                raise invalid(f"{what}: member {m.member_id} given twice")
+            seen.add(m.member_id)
+            if m.weight < 1:
+                raise invalid(f"{what}: member {m.member_id} has weight {m.weight}, below 1")
+            if m.WhichOneof("watch_kind") is not None:
+                raise unimplemented(f"{what}: member watch ports are not supported")
+            stored = self._members[profile.id].get(m.member_id)
+            if stored is None:
+                raise not_found(f"{what}: action profile has no member {m.member_id}")
+            result.append((stored.handle, m.weight))
+        return result
+
+    def _hold_members(self, profile_id: int, msg: p4r.ActionProfileGroup, delta: int) -> None:
+        for m in msg.members:
+            self._member_refs[(profile_id, m.member_id)] += delta
+
+    # -- table entries -------------------------------------------------------------------
+
+    def entry_target(self, table: TableInfo, action: p4r.TableAction) -> tuple[bool, int, Ref]:
+        """For an entry of `table`, which has an action profile: (points to a group, its
+        dataplane handle, the reference the entry holds)."""
+        profile = self._pipeline.action_profile(table.implementation_id)
+        kind = action.WhichOneof("type")
+        if kind == "action_profile_member_id":
+            stored = self._members[profile.id].get(action.action_profile_member_id)
+            if stored is None:
+                raise not_found(
+                    f"action profile '{profile.name}' has no member "
+                    f"{action.action_profile_member_id}"
+                )
+            return False, stored.handle, (profile.id, action.action_profile_member_id)
+        if kind == "action_profile_group_id":
+            if not profile.with_selector:
+                raise invalid(f"action profile '{profile.name}' has no selector, so no groups")
+            stored = self._groups[profile.id].get(action.action_profile_group_id)
+            if stored is None:
+                raise not_found(
+                    f"action profile '{profile.name}' has no group {action.action_profile_group_id}"
+                )
+            return True, stored.handle, (profile.id, action.action_profile_group_id)
+        if kind == "action_profile_action_set":
+            raise unimplemented("one-shot action profile action sets are not supported")
+        raise invalid(
+            f"table '{table.name}' has action profile '{profile.name}': an entry points to "
+            f"a member or a group, got {kind}"
+        )
+
+    def hold(self, is_group: bool, ref: Ref, delta: int) -> None:
+        (self._group_refs if is_group else self._member_refs)[ref] += delta
+
+    # -- reads ---------------------------------------------------------------------------
+
+    def _profiles(self, profile_id: int) -> list[int]:
+        if profile_id == 0:
+            return list(self._pipeline.action_profiles)
+        return [self._pipeline.action_profile(profile_id).id]
+
+    def read_members(self, query: p4r.ActionProfileMember) -> Iterator[p4r.ActionProfileMember]:
+        for profile_id in self._profiles(query.action_profile_id):
+            for member_id, stored in self._members[profile_id].items():
+                if query.member_id in (0, member_id):
+                    yield _copy(stored.message)
+
+    def read_groups(self, query: p4r.ActionProfileGroup) -> Iterator[p4r.ActionProfileGroup]:
+        for profile_id in self._profiles(query.action_profile_id):
+            for group_id, stored in self._groups[profile_id].items():
+                if query.group_id in (0, group_id):
+                    yield _copy(stored.message)
+
+
+def entry_ref(table: TableInfo, action: p4r.TableAction) -> tuple[bool, Ref]:
+    """What a stored entry of `table` holds: (a group, (profile id, member or group id))."""
+    if action.WhichOneof("type") == "action_profile_group_id":
+        return True, (table.implementation_id, action.action_profile_group_id)
+    return False, (table.implementation_id, action.action_profile_member_id)
+
+
+class _Members:
+    """ActionProfileMember as an entity handler."""
+
+    def __init__(self, profiles: ActionProfiles) -> None:
+        self._profiles = profiles
+
+    def write(self, update_type: int, msg: p4r.ActionProfileMember) -> None:
+        self._profiles.write_member(update_type, msg)
+
+    def read(self, query: p4r.ActionProfileMember) -> Iterator[p4r.ActionProfileMember]:
+        return self._profiles.read_members(query)
+
+
+class _Groups:
+    """ActionProfileGroup as an entity handler."""
+
+    def __init__(self, profiles: ActionProfiles) -> None:
+        self._profiles = profiles
+
+    def write(self, update_type: int, msg: p4r.ActionProfileGroup) -> None:
+        self._profiles.write_group(update_type, msg)
+
+    def read(self, query: p4r.ActionProfileGroup) -> Iterator[p4r.ActionProfileGroup]:
+        return self._profiles.read_groups(query)
+
+
+_Message = TypeVar("_Message", p4r.ActionProfileMember, p4r.ActionProfileGroup)
+
+
+def _copy(message: _Message) -> _Message:
+    result = type(message)()
+    result.CopyFrom(message)
+    return result

@@ -1,0 +1,196 @@
+"""Action profiles over P4Runtime on memory ports: members and groups written, read and
+refused as the P4Runtime spec says, and packets that run the member an entry points to,
+or the member a group chooses as BMv2 does (selector hash modulo the group's size, over
+its members in handle order, a member of weight w counted w times)."""
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from finsy.proto import p4r
+from switch_helpers import Client, Program, insert, primary_with, update, write_errors
+
+from programs import compile_program
+
+PROGRAM = Path(__file__).resolve().parent / "programs" / "action_profiles.p4"
+ECMP_DST = 0x0000_0000_00E1
+RETAG_DST = 0x0000_0000_00E2
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory: pytest.TempPathFactory) -> Program:
+    compiled = compile_program(PROGRAM, tmp_path_factory.mktemp("action_profiles"))
+    return Program.load(compiled.p4info_path, compiled.json_path)
+
+
+@pytest.fixture
+def client(server_port: int, program: Program) -> Iterator[Client]:
+    yield from primary_with(server_port, program)
+
+
+def _member(program: Program, profile: str, member_id: int, action: str, value: bytes):
+    msg = p4r.ActionProfileMember(
+        action_profile_id=program.id_of("action_profiles", profile), member_id=member_id
+    )
+    msg.action.action_id = program.action_id(action)
+    msg.action.params.add(param_id=1, value=value)
+    return p4r.Entity(action_profile_member=msg)
+
+
+def _port_member(program: Program, member_id: int, port: int) -> p4r.Entity:
+    return _member(program, "IngressImpl.ecmp_sel", member_id, "IngressImpl.to_port", bytes([port]))
+
+
+def _group(program: Program, group_id: int, *members: tuple[int, int]) -> p4r.Entity:
+    msg = p4r.ActionProfileGroup(
+        action_profile_id=program.id_of("action_profiles", "IngressImpl.ecmp_sel"),
+        group_id=group_id,
+    )
+    for member_id, weight in members:
+        msg.members.add(member_id=member_id, weight=weight)
+    return p4r.Entity(action_profile_group=msg)
+
+
+def _entry(program: Program, table: str, dst: int, **target: int) -> p4r.TableEntry:
+    return p4r.TableEntry(
+        table_id=program.table_id(table),
+        match=[p4r.FieldMatch(field_id=1, exact=p4r.FieldMatch.Exact(value=bytes([dst])))],
+        action=p4r.TableAction(**target),
+    )
+
+
+def _write(client: Client, kind: int, entity: p4r.Entity) -> None:
+    client.write(p4r.Update(type=kind, entity=entity))
+
+
+def _error(client: Client, kind: int, entity: p4r.Entity) -> tuple[grpc.StatusCode, str]:
+    with pytest.raises(grpc.RpcError) as info:
+        _write(client, kind, entity)
+    [error] = write_errors(info.value)
+    return error
+
+
+def _frame(dst: int, src: int) -> bytes:
+    return dst.to_bytes(6, "big") + src.to_bytes(6, "big") + b"\x12\x34" + b"payload"
+
+
+def _send(dataplane: Any, dst: int, src: int) -> tuple[int, bytes]:
+    dataplane.inject(1, _frame(dst, src))
+    [(port, out)] = dataplane.take_output()
+    return port, out
+
+
+def _ports(dataplane: Any, sources: range) -> list[int]:
+    return [_send(dataplane, ECMP_DST, src)[0] for src in sources]
+
+
+INSERT, MODIFY, DELETE = p4r.Update.INSERT, p4r.Update.MODIFY, p4r.Update.DELETE
+
+
+def test_a_group_chooses_by_hash_over_its_members_in_handle_order(
+    client: Client, program: Program, dataplane: Any
+) -> None:
+    # Handles follow insertion (30, 10, 20), not member ids: BMv2's order is its handles'.
+    for member_id, port in ((30, 1), (10, 2), (20, 3)):
+        _write(client, INSERT, _port_member(program, member_id, port))
+    _write(client, INSERT, _group(program, 7, (10, 1), (20, 1), (30, 1)))
+    client.write(insert(_entry(program, "IngressImpl.ecmp", ECMP_DST, action_profile_group_id=7)))
+    # identity hash of the 48-bit source MAC, modulo 3
+    assert _ports(dataplane, range(6)) == [1, 2, 3, 1, 2, 3]
+
+    _write(client, MODIFY, _group(program, 7, (20, 1), (30, 2)))
+    assert _ports(dataplane, range(6)) == [1, 1, 3, 1, 1, 3]
+
+    # A member's new action takes effect in the groups that hold it.
+    _write(client, MODIFY, _port_member(program, 20, 2))
+    assert _ports(dataplane, range(3)) == [1, 1, 2]
+
+    [group] = client.read(_group(program, 0))
+    assert [(m.member_id, m.weight) for m in group.action_profile_group.members] == [
+        (20, 1),
+        (30, 2),
+    ]
+    members = client.read(p4r.Entity(action_profile_member=p4r.ActionProfileMember()))
+    assert sorted(m.action_profile_member.member_id for m in members) == [10, 20, 30]
+
+
+def test_an_entry_runs_its_member_and_a_miss_runs_no_action(
+    client: Client, program: Program, dataplane: Any
+) -> None:
+    profile = "retag_profile"
+    _write(client, INSERT, _member(program, profile, 5, "IngressImpl.set_type", b"\x08\x00"))
+    client.write(
+        insert(_entry(program, "IngressImpl.retag", RETAG_DST, action_profile_member_id=5))
+    )
+    port, out = _send(dataplane, RETAG_DST, 1)
+    assert (port, out[12:14]) == (3, b"\x08\x00")
+    _write(client, MODIFY, _member(program, profile, 5, "IngressImpl.set_type", b"\x86\xdd"))
+    assert _send(dataplane, RETAG_DST, 1)[1][12:14] == b"\x86\xdd"
+    # No entry in either table: egress_spec stays as the apply block set it, port 3.
+    assert _send(dataplane, 0x99, 1) == (3, _frame(0x99, 1))
+
+    [read] = client.read(p4r.Entity(table_entry=_entry(program, "IngressImpl.retag", RETAG_DST)))
+    assert read.table_entry.action.action_profile_member_id == 5
+
+
+def test_members_and_groups_in_use_cannot_be_deleted(client: Client, program: Program) -> None:
+    _write(client, INSERT, _port_member(program, 1, 1))
+    _write(client, INSERT, _group(program, 2, (1, 1)))
+    entry = _entry(program, "IngressImpl.ecmp", ECMP_DST, action_profile_group_id=2)
+    client.write(insert(entry))
+    code, message = _error(client, DELETE, _port_member(program, 1, 1))
+    assert code == grpc.StatusCode.FAILED_PRECONDITION and "member 1" in message
+    code, message = _error(client, DELETE, _group(program, 2))
+    assert code == grpc.StatusCode.FAILED_PRECONDITION and "group 2" in message
+    client.write(update(DELETE, entry))
+    _write(client, DELETE, _group(program, 2))
+    _write(client, DELETE, _port_member(program, 1, 1))
+    assert client.read(_group(program, 0)) == []
+
+
+def test_bad_members_groups_and_entries_are_refused_by_name(
+    client: Client, program: Program
+) -> None:
+    _write(client, INSERT, _port_member(program, 1, 1))
+    code, message = _error(client, INSERT, _port_member(program, 1, 2))
+    assert code == grpc.StatusCode.ALREADY_EXISTS
+    code, message = _error(client, INSERT, _group(program, 3, (1, 1), (99, 1)))
+    assert code == grpc.StatusCode.NOT_FOUND and "member 99" in message
+    code, message = _error(client, INSERT, _group(program, 3, (1, 0)))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and "weight 0" in message
+    for member_id in range(2, 6):
+        _write(client, INSERT, _port_member(program, member_id, 2))
+    code, message = _error(client, INSERT, _group(program, 3, *((m, 1) for m in range(1, 6))))
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "at most 4" in message
+    code, message = _error(
+        client,
+        INSERT,
+        _member(program, "IngressImpl.ecmp_sel", 9, "IngressImpl.set_type", b"\x08\x00"),
+    )
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and "ecmp_sel" in message
+
+    retag = "retag_profile"
+    for member_id in (1, 2):
+        _write(client, INSERT, _member(program, retag, member_id, "IngressImpl.set_type", b"\x01"))
+    code, message = _error(
+        client, INSERT, _member(program, retag, 3, "IngressImpl.set_type", b"\x01")
+    )
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "full" in message
+    group = _group(program, 4)
+    group.action_profile_group.action_profile_id = program.id_of("action_profiles", retag)
+    code, message = _error(client, INSERT, group)
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and "no selector" in message
+
+    direct = _entry(program, "IngressImpl.ecmp", ECMP_DST)
+    direct.action.action.action_id = program.action_id("IngressImpl.drop")
+    with pytest.raises(grpc.RpcError) as info:
+        client.write(insert(direct))
+    [(code, message)] = write_errors(info.value)
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and "member or a group" in message
+    missing = _entry(program, "IngressImpl.retag", RETAG_DST, action_profile_member_id=42)
+    with pytest.raises(grpc.RpcError) as info:
+        client.write(insert(missing))
+    [(code, message)] = write_errors(info.value)
+    assert code == grpc.StatusCode.NOT_FOUND and "member 42" in message
