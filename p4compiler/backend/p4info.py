@@ -99,6 +99,7 @@ def build_p4info(program: Bmv2Program) -> p4i.P4Info:
     table_ids = assign_ids(Prefix.TABLE, [tb.name for tb in tables], _explicit(tables))
     action_ids = assign_ids(Prefix.ACTION, [a.name for a in actions], _explicit(actions))
     action_by_json_id = {a.json["id"]: a for a in actions}
+    param_ids: dict[str, list[tuple[int, int]]] = {}
 
     for a in actions:
         msg = info.actions.add()
@@ -111,10 +112,17 @@ def build_p4info(program: Bmv2Program) -> p4i.P4Info:
             pm.id = explicit_id(p.annotations) or i + 1
             pm.name = rd["name"]
             pm.bitwidth = rd["bitwidth"]
+        param_ids[a.name] = [(pm.id, pm.bitwidth) for pm in msg.params]
 
     for tb in tables:
         _table(
-            info.tables.add(), tb, table_ids[tb.name], alias[tb.name], action_ids, action_by_json_id
+            info.tables.add(),
+            tb,
+            table_ids[tb.name],
+            alias[tb.name],
+            action_ids,
+            action_by_json_id,
+            param_ids,
         )
 
     _externs(info, program, alias)
@@ -279,6 +287,7 @@ def _table(
     alias: str,
     action_ids: dict[str, int],
     by_json_id: dict[int, ActionInfo],
+    param_ids: dict[str, list[tuple[int, int]]],
 ) -> None:
     decl = tb.decl
     assert decl is not None
@@ -317,8 +326,19 @@ def _table(
         msg.has_initial_entries = True
     default = tb.default_entry
     assert default is not None, "the back end gives every P4 table a default entry"
+    default_name = by_json_id[default["action_id"]].name
     if default["action_const"]:
-        msg.const_default_action_id = action_ids[by_json_id[default["action_id"]].name]
+        msg.const_default_action_id = action_ids[default_name]
+    if decl.property("default_action") is not None:
+        # As p4c: only a default the program names, each argument as many bytes as its
+        # parameter's width takes (not P4Runtime's canonical form).
+        initial = msg.initial_default_action
+        initial.action_id = action_ids[default_name]
+        for (param_id, width), text in zip(
+            param_ids[default_name], default["action_data"], strict=True
+        ):
+            value = int(text, 0).to_bytes((width + 7) // 8, "big")
+            initial.arguments.add(param_id=param_id, value=value)
     msg.size = tb.json["max_size"]
     if tb.json["support_timeout"]:
         msg.idle_timeout_behavior = p4i.Table.NOTIFY_CONTROL

@@ -57,12 +57,14 @@ REFERENCE_P4INFO = """
 tables {
   preamble { id: 46872340 name: "IngressI.indirect" alias: "indirect" }
   action_refs { id: 23455883 } action_refs { id: 21257015 }
-  const_default_action_id: 21257015 implementation_id: 294074782 size: 1024
+  const_default_action_id: 21257015 initial_default_action { action_id: 21257015 }
+  implementation_id: 294074782 size: 1024
 }
 tables {
   preamble { id: 38116258 name: "IngressI.indirect_ws" alias: "indirect_ws" }
   action_refs { id: 23455883 } action_refs { id: 21257015 }
-  const_default_action_id: 21257015 implementation_id: 300324846 size: 1024
+  const_default_action_id: 21257015 initial_default_action { action_id: 21257015 }
+  implementation_id: 300324846 size: 1024
 }
 action_profiles {
   preamble { id: 294074782 name: "ap" alias: "ap" }

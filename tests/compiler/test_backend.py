@@ -681,3 +681,36 @@ def test_slice_key_is_computed_in_its_own_width(compile_text: CompileText) -> No
     assert widths[slice_key["target"][1]] == 8
     [p4_table] = [t for t in info.tables if t.preamble.name == "I.t"]
     assert p4_table.match_fields[0].bitwidth == 8
+
+
+DEFAULTS = """
+control I(inout hs hdr, inout meta_t m, inout standard_metadata_t sm) {
+    action add(bit<32> va, bit<9> port) { m.q = va; sm.egress_spec = port; }
+    table named_const { key = { hdr.h.a : exact; } actions = { add; }
+                        const default_action = add(10, 3); }
+    table named { key = { hdr.h.a : exact; } actions = { add; NoAction; }
+                  default_action = NoAction(); }
+    table implicit { key = { hdr.h.a : exact; } actions = { add; } }
+    apply { named_const.apply(); named.apply(); implicit.apply(); }
+}
+control E(inout hs hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+"""
+
+
+def test_initial_default_action_as_p4c(compile_text: CompileText) -> None:
+    """p4c gives a table whose program names a default action `initial_default_action`,
+    each argument as many bytes as its parameter's width (p4c's
+    default-action-arg-bmv2.p4info.txtpb); the implicit NoAction default gets none."""
+    _, info = _load(compile_text, DEFAULTS)
+    tables = {tb.preamble.alias: tb for tb in info.tables}
+    initial = tables["named_const"].initial_default_action
+    assert initial.action_id == tables["named_const"].const_default_action_id
+    assert [(a.param_id, a.value) for a in initial.arguments] == [
+        (1, b"\x00\x00\x00\x0a"),
+        (2, b"\x00\x03"),
+    ]
+    named = tables["named"]
+    assert named.const_default_action_id == 0
+    assert named.HasField("initial_default_action")
+    assert not named.initial_default_action.arguments
+    assert not tables["implicit"].HasField("initial_default_action")
