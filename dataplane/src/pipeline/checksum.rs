@@ -18,9 +18,12 @@ pub fn compute(prog: &Program, calc: usize, phv: &Phv, payload: &[u8], buf: &mut
     };
     for input in &c.inputs {
         match input {
-            CalcInput::Field(f) => push(buf, prog.fields[*f].width, phv.get(*f)),
+            // BMv2's BufBuilder leaves out the fields of invalid headers.
+            CalcInput::Field { header, .. } | CalcInput::Varbit { header, .. }
+                if !phv.valid[*header] => {}
+            CalcInput::Field { field, .. } => push(buf, prog.fields[*field].width, phv.get(*field)),
             CalcInput::Const { value, width } => push(buf, *width, *value),
-            CalcInput::Varbit(slot) => {
+            CalcInput::Varbit { slot, .. } => {
                 for &b in &phv.var[*slot] {
                     push(buf, 8, u128::from(b));
                 }
@@ -51,8 +54,21 @@ pub fn compute(prog: &Program, calc: usize, phv: &Phv, payload: &[u8], buf: &mut
         Algorithm::Csum16 => u128::from(csum16(buf)),
         Algorithm::Crc16 => u128::from(crc16(buf)),
         Algorithm::Crc32 => u128::from(crc32(buf)),
-        Algorithm::Identity => buf.iter().fold(0u128, |acc, &b| (acc << 8) | u128::from(b)),
+        // BMv2: the first (at most) 8 bytes, big-endian.
+        Algorithm::Identity => buf
+            .iter()
+            .take(8)
+            .fold(0u128, |acc, &b| (acc << 8) | u128::from(b)),
+        Algorithm::Xor16 => u128::from(xor16(buf)),
     }
+}
+
+/// BMv2's xor16: the XOR of the 16-bit big-endian words; an odd trailing byte
+/// is the high byte of a last word.
+pub fn xor16(data: &[u8]) -> u16 {
+    data.chunks(2).fold(0, |acc, w| {
+        acc ^ (u16::from(w[0]) << 8 | w.get(1).map_or(0, |&b| u16::from(b)))
+    })
 }
 
 /// Internet checksum (RFC 1071); an odd trailing byte is padded with zero.
@@ -146,5 +162,11 @@ mod tests {
             0x01, 0xc0, 0xa8, 0x00, 0xc7,
         ];
         assert_eq!(csum16(&hdr), 0xb861);
+        // 0x1234 ^ 0x5678 ^ 0x9a00 (the odd byte padded at the low end, as BMv2)
+        assert_eq!(
+            xor16(&[0x12, 0x34, 0x56, 0x78, 0x9a]),
+            0x1234 ^ 0x5678 ^ 0x9a00
+        );
+        assert_eq!(xor16(&[]), 0);
     }
 }

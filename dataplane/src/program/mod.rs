@@ -527,13 +527,22 @@ pub enum Algorithm {
     Crc16,
     Crc32,
     Identity,
+    Xor16,
 }
 
 #[derive(Debug)]
 pub enum CalcInput {
-    Field(usize),
-    /// A varbit field: its bytes (varbit slot), as long as they are.
-    Varbit(usize),
+    /// A field and its header: BMv2 leaves out the fields of an invalid header.
+    Field {
+        field: usize,
+        header: usize,
+    },
+    /// A varbit field: its bytes (varbit slot), as long as they are; left out
+    /// when its header is invalid.
+    Varbit {
+        slot: usize,
+        header: usize,
+    },
     Const {
         value: u128,
         width: u32,

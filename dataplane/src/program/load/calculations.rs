@@ -19,6 +19,13 @@ impl Loader {
             "crc16" | "crc16_custom" => Algorithm::Crc16,
             "crc32" | "crc32_custom" => Algorithm::Crc32,
             "identity" => Algorithm::Identity,
+            "xor16" => Algorithm::Xor16,
+            "random" => {
+                return Err(format!(
+                    "{what}: algorithm 'random': BMv2 has no hash of that name (v1model's \
+                     HashAlgorithm.random)"
+                ))
+            }
             other => return Err(format!("{what}: algorithm '{other}' is not supported")),
         };
         let inputs = c
@@ -26,10 +33,19 @@ impl Loader {
             .iter()
             .map(|i| {
                 Ok(match type_of(i) {
-                    "field" => match self.varbit_operand(i) {
-                        Some(v) => CalcInput::Varbit(v.slot),
-                        None => CalcInput::Field(self.field(&i["value"], &what)?),
-                    },
+                    "field" => {
+                        let header = self.header(&i["value"][0], &what)?;
+                        match self.varbit_operand(i) {
+                            Some(v) => CalcInput::Varbit {
+                                slot: v.slot,
+                                header,
+                            },
+                            None => CalcInput::Field {
+                                field: self.field(&i["value"], &what)?,
+                                header,
+                            },
+                        }
+                    }
                     "header" => CalcInput::Header(self.header(&i["value"], &what)?),
                     "payload" => CalcInput::Payload,
                     "hexstr" => {
