@@ -8,9 +8,9 @@ does, and this module maps one onto the other.
 """
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import grpc
 from finsy.proto import p4i, p4r
@@ -71,8 +71,8 @@ class ActionProfiles:
         self._groups: dict[int, dict[int, _Stored]] = {p: {} for p in pipeline.action_profiles}
         self._member_refs: Counter[Ref] = Counter()
         self._group_refs: Counter[Ref] = Counter()
-        self.members = _Members(self)
-        self.groups = _Groups(self)
+        self.members = _EntityHandler(self.write_member, self.read_members)
+        self.groups = _EntityHandler(self.write_group, self.read_groups)
 
     def _profile(self, profile_id: int) -> ActionProfileInfo:
         if profile_id == 0:
@@ -266,30 +266,12 @@ def entry_ref(table: TableInfo, action: p4r.TableAction) -> tuple[bool, Ref]:
     return False, (table.implementation_id, action.action_profile_member_id)
 
 
-class _Members:
-    """ActionProfileMember as an entity handler."""
+@dataclass(frozen=True)
+class _EntityHandler:
+    """One entity kind of the profiles (members or groups) as Entities dispatches to it."""
 
-    def __init__(self, profiles: ActionProfiles) -> None:
-        self._profiles = profiles
-
-    def write(self, update_type: int, msg: p4r.ActionProfileMember) -> None:
-        self._profiles.write_member(update_type, msg)
-
-    def read(self, query: p4r.ActionProfileMember) -> Iterator[p4r.ActionProfileMember]:
-        return self._profiles.read_members(query)
-
-
-class _Groups:
-    """ActionProfileGroup as an entity handler."""
-
-    def __init__(self, profiles: ActionProfiles) -> None:
-        self._profiles = profiles
-
-    def write(self, update_type: int, msg: p4r.ActionProfileGroup) -> None:
-        self._profiles.write_group(update_type, msg)
-
-    def read(self, query: p4r.ActionProfileGroup) -> Iterator[p4r.ActionProfileGroup]:
-        return self._profiles.read_groups(query)
+    write: Callable[[int, Any], None]
+    read: Callable[[Any], Iterator[Any]]
 
 
 _Message = TypeVar("_Message", p4r.ActionProfileMember, p4r.ActionProfileGroup)
