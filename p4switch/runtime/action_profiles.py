@@ -47,6 +47,19 @@ class ActionProfileApi(Protocol):
     def profile_group_delete(self, profile: str, group: int) -> None: ...
 
 
+@dataclass(frozen=True)
+class EntryTarget:
+    """What an entry of a table with an action profile points to in the dataplane: a
+    client's member or group (`ref`, which the entry holds while it points there), or a
+    group of its own made for a one-shot action set (`one_shot`: that group's members)."""
+
+    is_group: bool
+    handle: int
+    ref: Ref | None = None
+    one_shot: tuple[int, ...] = ()
+    profile_id: int = 0
+
+
 @dataclass
 class _Stored:
     handle: int
@@ -71,6 +84,9 @@ class ActionProfiles:
         self._groups: dict[int, dict[int, _Stored]] = {p: {} for p in pipeline.action_profiles}
         self._member_refs: Counter[Ref] = Counter()
         self._group_refs: Counter[Ref] = Counter()
+        # Live one-shot groups per profile: P4Runtime forbids mixing them with a
+        # client's members and groups in one profile.
+        self._one_shots: Counter[int] = Counter()
         self.members = _EntityHandler(self.write_member, self.read_members)
         self.groups = _EntityHandler(self.write_group, self.read_groups)
 
@@ -89,6 +105,7 @@ class ActionProfiles:
         if update_type == p4r.Update.INSERT:
             if stored is not None:
                 raise P4RuntimeError(grpc.StatusCode.ALREADY_EXISTS, f"{what} exists")
+            self._check_not_one_shot(profile)
             if profile.size and len(members) >= profile.size:
                 raise _exhausted(f"action profile '{profile.name}' is full ({profile.size})")
             name, args, canonical = self._member_action(profile, msg)
@@ -143,6 +160,7 @@ class ActionProfiles:
         if update_type == p4r.Update.INSERT:
             if stored is not None:
                 raise P4RuntimeError(grpc.StatusCode.ALREADY_EXISTS, f"{what} exists")
+            self._check_not_one_shot(profile)
             members = self._group_members(profile, msg, what)
             handle = call_dataplane(self._dp.profile_group_add, profile.name)
             try:
@@ -207,9 +225,12 @@ class ActionProfiles:
 
     # -- table entries -------------------------------------------------------------------
 
-    def entry_target(self, table: TableInfo, action: p4r.TableAction) -> tuple[bool, int, Ref]:
-        """For an entry of `table`, which has an action profile: (points to a group, its
-        dataplane handle, the reference the entry holds)."""
+    def acquire(
+        self, table: TableInfo, action: p4r.TableAction
+    ) -> tuple[EntryTarget, p4r.TableAction]:
+        """What an entry of `table` (which has an action profile) will point to, and its
+        action as stored; a one-shot action set gets a dataplane group of its own here,
+        which `discard` or `release` deletes."""
         profile = self._pipeline.action_profile(table.implementation_id)
         kind = action.WhichOneof("type")
         if kind == "action_profile_member_id":
@@ -219,7 +240,8 @@ class ActionProfiles:
                     f"action profile '{profile.name}' has no member "
                     f"{action.action_profile_member_id}"
                 )
-            return False, stored.handle, (profile.id, action.action_profile_member_id)
+            ref = (profile.id, action.action_profile_member_id)
+            return EntryTarget(False, stored.handle, ref), action
         if kind == "action_profile_group_id":
             if not profile.with_selector:
                 raise invalid(f"action profile '{profile.name}' has no selector, so no groups")
@@ -228,16 +250,103 @@ class ActionProfiles:
                 raise not_found(
                     f"action profile '{profile.name}' has no group {action.action_profile_group_id}"
                 )
-            return True, stored.handle, (profile.id, action.action_profile_group_id)
+            ref = (profile.id, action.action_profile_group_id)
+            return EntryTarget(True, stored.handle, ref), action
         if kind == "action_profile_action_set":
-            raise unimplemented("one-shot action profile action sets are not supported")
+            return self._one_shot(table, profile, action.action_profile_action_set)
+        if kind is None:
+            raise invalid(f"table '{table.name}': the entry has no action")
         raise invalid(
             f"table '{table.name}' has action profile '{profile.name}': an entry points to "
             f"a member or a group, got {kind}"
         )
 
-    def hold(self, is_group: bool, ref: Ref, delta: int) -> None:
-        (self._group_refs if is_group else self._member_refs)[ref] += delta
+    def _one_shot(
+        self, table: TableInfo, profile: ActionProfileInfo, actions: p4r.ActionProfileActionSet
+    ) -> tuple[EntryTarget, p4r.TableAction]:
+        """One-shot programming (P4Runtime 9.2.3): the set's actions become a dataplane
+        group of members that no client id names, owned by the entry."""
+        what = f"table '{table.name}': one-shot action set"
+        if not profile.with_selector:
+            raise invalid(f"{what}: action profile '{profile.name}' has no selector")
+        if self._members[profile.id] or self._groups[profile.id]:
+            raise invalid(
+                f"{what}: action profile '{profile.name}' has members or groups written by "
+                "the client, and P4Runtime forbids mixing them with one-shot sets"
+            )
+        items = actions.action_profile_actions
+        if not items:
+            raise invalid(f"{what} is empty")
+        if profile.max_group_size and len(items) > profile.max_group_size:
+            raise _exhausted(f"{what}: {len(items)} actions, at most {profile.max_group_size}")
+        canonical = p4r.TableAction()
+        calls = []
+        for item in items:
+            if item.weight < 1:
+                raise invalid(f"{what}: an action has weight {item.weight}, below 1")
+            if item.WhichOneof("watch_kind") is not None:
+                raise unimplemented(f"{what}: watch ports are not supported")
+            scope = table.action_scopes.get(item.action.action_id)
+            if scope is None or scope == p4i.ActionRef.DEFAULT_ONLY:
+                raise invalid(f"{what}: table has no action with id {item.action.action_id}")
+            info = self._pipeline.action(item.action.action_id)
+            args, _ = action_arguments(info, item.action)
+            calls.append((info.name, args, item.weight))
+            added = canonical.action_profile_action_set.action_profile_actions.add(
+                weight=item.weight
+            )
+            added.action.action_id = info.id
+            for param, value in zip(info.params, args, strict=True):
+                added.action.params.add(param_id=param.id, value=value)
+        members: list[int] = []
+        group = None
+        try:
+            for name, args, _ in calls:
+                members.append(
+                    call_dataplane(self._dp.profile_member_add, profile.name, name, args)
+                )
+            group = call_dataplane(self._dp.profile_group_add, profile.name)
+            weighted = [(m, w) for m, (_, _, w) in zip(members, calls, strict=True)]
+            call_dataplane(self._dp.profile_group_set, profile.name, group, weighted)
+        except P4RuntimeError:
+            handle = -1 if group is None else group
+            self._delete_one_shot(EntryTarget(True, handle, None, tuple(members), profile.id))
+            raise
+        self._one_shots[profile.id] += 1
+        return EntryTarget(True, group, None, tuple(members), profile.id), canonical
+
+    def _check_not_one_shot(self, profile: ActionProfileInfo) -> None:
+        if self._one_shots[profile.id]:
+            raise invalid(
+                f"action profile '{profile.name}' is programmed by one-shot action sets, and "
+                "P4Runtime forbids mixing them with members and groups"
+            )
+
+    def hold(self, target: EntryTarget) -> None:
+        """An entry now points to `target`."""
+        if target.ref is not None:
+            (self._group_refs if target.is_group else self._member_refs)[target.ref] += 1
+
+    def release(self, target: EntryTarget) -> None:
+        """An entry no longer points to `target`."""
+        if target.ref is not None:
+            (self._group_refs if target.is_group else self._member_refs)[target.ref] -= 1
+        else:
+            self.discard(target)
+
+    def discard(self, target: EntryTarget) -> None:
+        """Undoes `acquire` for an entry that was not written after all: a one-shot
+        group goes away; a client's member or group stays as it was."""
+        if target.one_shot:
+            self._one_shots[target.profile_id] -= 1
+            self._delete_one_shot(target)
+
+    def _delete_one_shot(self, target: EntryTarget) -> None:
+        name = self._pipeline.action_profile(target.profile_id).name
+        if target.handle >= 0:
+            call_dataplane(self._dp.profile_group_delete, name, target.handle)
+        for member in target.one_shot:
+            call_dataplane(self._dp.profile_member_delete, name, member)
 
     # -- reads ---------------------------------------------------------------------------
 
@@ -257,13 +366,6 @@ class ActionProfiles:
             for group_id, stored in self._groups[profile_id].items():
                 if query.group_id in (0, group_id):
                     yield _copy(stored.message)
-
-
-def entry_ref(table: TableInfo, action: p4r.TableAction) -> tuple[bool, Ref]:
-    """What a stored entry of `table` holds: (a group, (profile id, member or group id))."""
-    if action.WhichOneof("type") == "action_profile_group_id":
-        return True, (table.implementation_id, action.action_profile_group_id)
-    return False, (table.implementation_id, action.action_profile_member_id)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import grpc
 from finsy.proto import p4i, p4r
 
 from p4switch.runtime.action_data import action_arguments
-from p4switch.runtime.action_profiles import ActionProfileApi, ActionProfiles, entry_ref
+from p4switch.runtime.action_profiles import ActionProfileApi, ActionProfiles, EntryTarget
 from p4switch.runtime.counters import DirectCounterApi
 from p4switch.runtime.errors import (
     P4RuntimeError,
@@ -75,6 +75,8 @@ class TableEntryApi(TableApi, ActionProfileApi, DirectCounterApi, DirectMeterApi
 class StoredEntry:
     handle: int
     entry: p4r.TableEntry
+    # In a table with an action profile: the member or group the entry points to.
+    target: EntryTarget | None = None
 
 
 class TableEntries:
@@ -164,13 +166,22 @@ class TableEntries:
             )
         canonical_match = [m[0] for m in matches if m[0] is not None]
         keys = [m[1] for m in matches]
+        target = None
         if table.implementation_id:
-            is_group, target, ref = self._profiles.entry_target(table, entry.action)
-            handle = call_dataplane(
-                self._dp.table_add_indirect, table.name, keys, is_group, target, entry.priority
-            )
-            self._profiles.hold(is_group, ref, +1)
-            action_msg = entry.action
+            target, action_msg = self._profiles.acquire(table, entry.action)
+            try:
+                handle = call_dataplane(
+                    self._dp.table_add_indirect,
+                    table.name,
+                    keys,
+                    target.is_group,
+                    target.handle,
+                    entry.priority,
+                )
+            except P4RuntimeError:
+                self._profiles.discard(target)
+                raise
+            self._profiles.hold(target)
         else:
             action, args, action_msg = self._action(table, entry, default=False)
             handle = call_dataplane(
@@ -195,18 +206,26 @@ class TableEntries:
                 metadata=entry.metadata,
                 idle_timeout_ns=entry.idle_timeout_ns,
             )
-        entries[(entry.priority, key)] = StoredEntry(handle, stored)
+        entries[(entry.priority, key)] = StoredEntry(handle, stored, target)
 
     def _modify(self, table: TableInfo, entry: p4r.TableEntry) -> None:
         _, stored = self._find(table, entry)
-        if table.implementation_id:
-            is_group, target, ref = self._profiles.entry_target(table, entry.action)
-            call_dataplane(
-                self._dp.table_modify_indirect, table.name, stored.handle, is_group, target
-            )
-            self._profiles.hold(*entry_ref(table, stored.entry.action), -1)
-            self._profiles.hold(is_group, ref, +1)
-            action_msg = entry.action
+        if stored.target is not None:
+            target, action_msg = self._profiles.acquire(table, entry.action)
+            try:
+                call_dataplane(
+                    self._dp.table_modify_indirect,
+                    table.name,
+                    stored.handle,
+                    target.is_group,
+                    target.handle,
+                )
+            except P4RuntimeError:
+                self._profiles.discard(target)
+                raise
+            self._profiles.release(stored.target)
+            self._profiles.hold(target)
+            stored.target = target
         else:
             action, args, action_msg = self._action(table, entry, default=False)
             call_dataplane(self._dp.table_modify, table.name, stored.handle, action.name, args)
@@ -218,8 +237,8 @@ class TableEntries:
     def _delete(self, table: TableInfo, entry: p4r.TableEntry) -> None:
         key, stored = self._find(table, entry)
         call_dataplane(self._dp.table_delete, table.name, stored.handle)
-        if table.implementation_id:
-            self._profiles.hold(*entry_ref(table, stored.entry.action), -1)
+        if stored.target is not None:
+            self._profiles.release(stored.target)
         del self._entries[table.id][key]
 
     def _find(

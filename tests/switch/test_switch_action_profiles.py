@@ -197,6 +197,16 @@ def test_bad_members_groups_and_entries_are_refused_by_name(
     assert code == grpc.StatusCode.NOT_FOUND and "member 42" in message
 
 
+def _action_set(program: Program, *ports_weights: tuple[int, int]) -> p4r.TableAction:
+    action = p4r.TableAction()
+    action.action_profile_action_set.SetInParent()  # set even when empty
+    for port, weight in ports_weights:
+        item = action.action_profile_action_set.action_profile_actions.add(weight=weight)
+        item.action.action_id = program.action_id("IngressImpl.to_port")
+        item.action.params.add(param_id=1, value=bytes([port]))
+    return action
+
+
 def _random_entity(rng: random.Random, program: Program) -> p4r.Entity:
     """Mostly well-formed members, groups and entries, so that references build up; now
     and then an unknown id, a wrong action, a bad weight or size."""
@@ -223,11 +233,13 @@ def _random_entity(rng: random.Random, program: Program) -> p4r.Entity:
         return entity
     table, dst = rng.choice([("IngressImpl.ecmp", ECMP_DST), ("IngressImpl.retag", RETAG_DST)])
     entry = _entry(program, table, dst)
-    target = rng.choice(["member", "member", "group", "group", "action"])
+    target = rng.choice(["member", "member", "group", "group", "set", "action"])
     if target == "member":
         entry.action.action_profile_member_id = rng.randrange(4)
     elif target == "group":
         entry.action.action_profile_group_id = rng.randrange(3)
+    elif target == "set":
+        entry.action.CopyFrom(_action_set(program, *((p, rng.randrange(3)) for p in (1, 2))))
     else:
         entry.action.action.action_id = program.action_id("IngressImpl.drop")
     return p4r.Entity(table_entry=entry)
@@ -266,3 +278,50 @@ def test_random_members_groups_and_entries_get_a_status(
     for member in client.read(p4r.Entity(action_profile_member=p4r.ActionProfileMember())):
         _write(client, DELETE, member)
     assert client.read(p4r.Entity(action_profile_member=p4r.ActionProfileMember())) == []
+
+
+def test_one_shot_action_sets_make_groups_of_their_own(
+    client: Client, program: Program, dataplane: Any
+) -> None:
+    entry = _entry(program, "IngressImpl.ecmp", ECMP_DST)
+    entry.action.CopyFrom(_action_set(program, (1, 1), (2, 2)))
+    client.write(insert(entry))
+    assert _ports(dataplane, range(6)) == [1, 2, 2, 1, 2, 2]
+    [read] = client.read(p4r.Entity(table_entry=_entry(program, "IngressImpl.ecmp", ECMP_DST)))
+    actions = read.table_entry.action.action_profile_action_set.action_profile_actions
+    assert [(a.action.params[0].value, a.weight) for a in actions] == [(b"\x01", 1), (b"\x02", 2)]
+    # Members and groups written by the client are hidden from one-shot ones, and may
+    # not be mixed with them in one profile.
+    assert client.read(_group(program, 0)) == []
+    code, message = _error(client, INSERT, _port_member(program, 1, 1))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and "one-shot" in message
+
+    entry.action.CopyFrom(_action_set(program, (3, 1)))
+    client.write(update(MODIFY, entry))
+    assert _ports(dataplane, range(3)) == [3, 3, 3]
+    client.write(update(DELETE, entry))
+    _write(client, INSERT, _port_member(program, 1, 1))  # the profile is free again
+    entry.action.CopyFrom(_action_set(program, (2, 1)))
+    with pytest.raises(grpc.RpcError) as info:
+        client.write(insert(entry))
+    [(code, message)] = write_errors(info.value)
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and "mixing" in message
+
+
+def test_bad_one_shot_action_sets_are_refused_by_name(client: Client, program: Program) -> None:
+    cases = [
+        ("IngressImpl.ecmp", ECMP_DST, _action_set(program, (1, 0)), "weight 0"),
+        ("IngressImpl.ecmp", ECMP_DST, _action_set(program), "empty"),
+        ("IngressImpl.retag", RETAG_DST, _action_set(program, (1, 1)), "no selector"),
+    ]
+    too_many = _action_set(program, *((port, 1) for port in range(1, 6)))
+    cases.append(("IngressImpl.ecmp", ECMP_DST, too_many, "at most 4"))
+    for table, dst, action, words in cases:
+        entry = _entry(program, table, dst)
+        entry.action.CopyFrom(action)
+        with pytest.raises(grpc.RpcError) as info:
+            client.write(insert(entry))
+        [(code, message)] = write_errors(info.value)
+        assert code != grpc.StatusCode.OK and words in message, message
+    # Nothing was left behind: the profile takes members again.
+    _write(client, INSERT, _port_member(program, 1, 1))
