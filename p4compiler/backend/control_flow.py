@@ -57,6 +57,7 @@ class ControlFlowLowering:
         self.bindings = {}
         self.enter(control, qualified_name(control, None))
         init = self.lower(_apply_statements(control), None)
+        self.unused_profiles(control)
         return {
             "name": name,
             "id": ident,

@@ -211,6 +211,23 @@ class TableLowering:
         profile.tables.append(table)
         return kind, name
 
+    def unused_profiles(self, control: ast.ControlDeclaration) -> None:
+        """Profiles the control declares but no table uses: P4Info lists them all, as p4c;
+        the JSON only an action_profile, since a selector's input comes from a table
+        (p4c warns and leaves it out, though it still takes an id)."""
+        used = {p.name for p in self.profiles}
+        for decl in control.locals:
+            found = self.ext.instance(decl) if isinstance(decl, ast.Instantiation) else None
+            if found is None or found[0] not in ("action_profile", "action_selector"):
+                continue
+            kind, name = found
+            if name in used:
+                continue
+            json = externs.action_profile_json(name, len(self.profiles), kind, decl.args, [])
+            self.profiles.append(ProfileInfo(name, json, decl, anonymous=False))
+            if kind == "action_profile":
+                self.pipeline_profiles.append(json)
+
     def with_keys_computed(self, name: str, key_prims: list[Json]) -> str:
         """The node that applies table `name`: the table itself, or a table of its own
         computing the key expressions just before it."""

@@ -236,9 +236,13 @@ def _index_action_profiles(
     for profile in p4info.action_profiles:
         name = profile.preamble.name
         json_profile = json_profiles.get(name)
-        if json_profile is None:
+        used = bool(profile.table_ids) or any(
+            t.implementation_id == profile.preamble.id for t in tables.values()
+        )
+        if json_profile is None and used:
             raise invalid(f"P4Info action profile '{name}' is not in the BMv2 JSON")
-        if profile.with_selector != ("selector" in json_profile):
+        # p4c lists a selector no table uses in P4Info only: its input comes from a table.
+        if json_profile is not None and profile.with_selector != ("selector" in json_profile):
             raise invalid(
                 f"action profile '{name}': P4Info's with_selector and the BMv2 JSON's "
                 "selector disagree"

@@ -379,3 +379,26 @@ def test_algorithm_must_be_a_hash_algorithm(compile_text: CompileText) -> None:
         "        implementation = action_selector(@@8w1, 32w64, 32w8); }\n"
     )
     assert "HashAlgorithm" in _error_at(compile_text, program(locals_, "t.apply();"))
+
+
+def test_unused_declared_profiles_as_p4c(compile_text: CompileText) -> None:
+    """p4c's action_selector_unused-bmv2: P4Info lists a profile no table uses (p4c's
+    reference: IngressI.as, id 291652621, with_selector, size 1024, no table_ids); the
+    JSON has an unused action_profile but not a selector, whose input no table gives."""
+    source = REFERENCE.replace(
+        "    table indirect {",
+        "    action_selector(HashAlgorithm.identity, 32w1024, 32w10) as;\n"
+        "    action_profile(32w64) spare;\n"
+        "    table indirect {",
+    )
+    bmv2, info = _compiled(compile_text, source)
+    profiles = {p.preamble.name: p for p in info.action_profiles}
+    want = text_format.Parse(
+        'preamble { id: 291652621 name: "IngressI.as" alias: "as" } with_selector: true size: 1024',
+        p4i.ActionProfile(),
+    )
+    assert profiles["IngressI.as"] == want
+    assert not profiles["IngressI.spare"].with_selector
+    assert list(profiles["IngressI.spare"].table_ids) == []
+    names = [p["name"] for p in bmv2["pipelines"][0]["action_profiles"]]
+    assert sorted(names) == ["IngressI.spare", "ap", "ap_ws"]

@@ -190,6 +190,9 @@ def test_bad_members_groups_and_entries_are_refused_by_name(
         client.write(insert(direct))
     [(code, message)] = write_errors(info.value)
     assert code == grpc.StatusCode.INVALID_ARGUMENT and "member or a group" in message
+    spare = _member(program, "IngressImpl.spare_sel", 1, "IngressImpl.to_port", b"\x01")
+    code, message = _error(client, INSERT, spare)
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and "spare_sel" in message
     missing = _entry(program, "IngressImpl.retag", RETAG_DST, action_profile_member_id=42)
     with pytest.raises(grpc.RpcError) as info:
         client.write(insert(missing))

@@ -1,6 +1,8 @@
 // Action profiles: `ecmp` chooses an output port from a group of its selector `ecmp_sel`
 // by an identity hash of the source MAC; `retag` points to members of `retag_profile`
-// for the EtherType it writes. A miss in either runs no action, as in BMv2.
+// for the EtherType it writes. A miss in either runs no action, as in BMv2. No table
+// uses `spare_sel`: P4Info lists it, the BMv2 JSON cannot (p4c's
+// action_selector_unused-bmv2), and the switch must still take the pipeline.
 
 #include <core.p4>
 #include <v1model.p4>
@@ -32,6 +34,7 @@ control IngressImpl(inout headers_t hdr, inout metadata_t meta,
 
     @max_group_size(4)
     action_selector(HashAlgorithm.identity, 32w8, 32w16) ecmp_sel;
+    action_selector(HashAlgorithm.crc16, 32w4, 32w16) spare_sel;
 
     table ecmp {
         key = {
