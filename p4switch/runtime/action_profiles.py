@@ -27,6 +27,7 @@ from p4switch.runtime.pipeline import ActionProfileInfo, Pipeline, TableInfo
 
 # A reference to a member or a group: (profile id, member or group id).
 Ref = tuple[int, int]
+_T = TypeVar("_T")
 
 
 class ActionProfileApi(Protocol):
@@ -260,6 +261,21 @@ class ActionProfiles:
             f"table '{table.name}' has action profile '{profile.name}': an entry points to "
             f"a member or a group, got {kind}"
         )
+
+    def point(
+        self, table: TableInfo, action: p4r.TableAction, write: Callable[[EntryTarget], _T]
+    ) -> tuple[EntryTarget, p4r.TableAction, _T]:
+        """`acquire`, then `write` the entry to the dataplane: held if it is written,
+        discarded if the write is refused. Returns the target, the action as stored and
+        what `write` returned."""
+        target, stored_action = self.acquire(table, action)
+        try:
+            result = write(target)
+        except P4RuntimeError:
+            self.discard(target)
+            raise
+        self.hold(target)
+        return target, stored_action, result
 
     def _one_shot(
         self, table: TableInfo, profile: ActionProfileInfo, actions: p4r.ActionProfileActionSet

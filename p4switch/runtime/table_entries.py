@@ -168,20 +168,18 @@ class TableEntries:
         keys = [m[1] for m in matches]
         target = None
         if table.implementation_id:
-            target, action_msg = self._profiles.acquire(table, entry.action)
-            try:
-                handle = call_dataplane(
+            target, action_msg, handle = self._profiles.point(
+                table,
+                entry.action,
+                lambda t: call_dataplane(
                     self._dp.table_add_indirect,
                     table.name,
                     keys,
-                    target.is_group,
-                    target.handle,
+                    t.is_group,
+                    t.handle,
                     entry.priority,
-                )
-            except P4RuntimeError:
-                self._profiles.discard(target)
-                raise
-            self._profiles.hold(target)
+                ),
+            )
         else:
             action, args, action_msg = self._action(table, entry, default=False)
             handle = call_dataplane(
@@ -211,20 +209,14 @@ class TableEntries:
     def _modify(self, table: TableInfo, entry: p4r.TableEntry) -> None:
         _, stored = self._find(table, entry)
         if stored.target is not None:
-            target, action_msg = self._profiles.acquire(table, entry.action)
-            try:
-                call_dataplane(
-                    self._dp.table_modify_indirect,
-                    table.name,
-                    stored.handle,
-                    target.is_group,
-                    target.handle,
-                )
-            except P4RuntimeError:
-                self._profiles.discard(target)
-                raise
+            target, action_msg, _ = self._profiles.point(
+                table,
+                entry.action,
+                lambda t: call_dataplane(
+                    self._dp.table_modify_indirect, table.name, stored.handle, t.is_group, t.handle
+                ),
+            )
             self._profiles.release(stored.target)
-            self._profiles.hold(target)
             stored.target = target
         else:
             action, args, action_msg = self._action(table, entry, default=False)

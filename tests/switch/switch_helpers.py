@@ -29,6 +29,15 @@ class Program:
         p4info = text_format.Parse(p4info_path.read_text(), p4i.P4Info())
         return cls(p4info, json_path.read_bytes())
 
+    @classmethod
+    def compile(cls, source: Path, out_dir: Path) -> "Program":
+        """`source` compiled into `out_dir` and loaded."""
+        # Imported here: clients run in test namespaces import this module without tests/.
+        from programs import compile_program
+
+        compiled = compile_program(source, out_dir)
+        return cls.load(compiled.p4info_path, compiled.json_path)
+
     def table_id(self, name: str) -> int:
         return next(t.preamble.id for t in self.p4info.tables if t.preamble.name == name)
 

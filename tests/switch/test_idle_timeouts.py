@@ -24,8 +24,7 @@ PROGRAM = Path(__file__).resolve().parent / "programs" / "idle_timeout.p4"
 
 @pytest.fixture(scope="module")
 def idle_program(tmp_path_factory: pytest.TempPathFactory) -> Program:
-    compiled = compile_program(PROGRAM, tmp_path_factory.mktemp("idle"))
-    return Program.load(compiled.p4info_path, compiled.json_path)
+    return Program.compile(PROGRAM, tmp_path_factory.mktemp("idle"))
 
 
 @pytest.fixture

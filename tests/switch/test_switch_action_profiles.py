@@ -13,8 +13,6 @@ import pytest
 from finsy.proto import p4r
 from switch_helpers import Client, Program, insert, primary_with, update, write_errors
 
-from programs import compile_program
-
 PROGRAM = Path(__file__).resolve().parent / "programs" / "action_profiles.p4"
 ECMP_DST = 0x0000_0000_00E1
 RETAG_DST = 0x0000_0000_00E2
@@ -22,8 +20,7 @@ RETAG_DST = 0x0000_0000_00E2
 
 @pytest.fixture(scope="module")
 def program(tmp_path_factory: pytest.TempPathFactory) -> Program:
-    compiled = compile_program(PROGRAM, tmp_path_factory.mktemp("action_profiles"))
-    return Program.load(compiled.p4info_path, compiled.json_path)
+    return Program.compile(PROGRAM, tmp_path_factory.mktemp("action_profiles"))
 
 
 @pytest.fixture
