@@ -83,6 +83,7 @@ class IntLiteral(Expression):
     value: int
     width: int | None
     signed: bool
+    base: int = 10
 
 
 @dataclass

@@ -58,6 +58,7 @@ class IntValue:
     value: int
     width: int | None  # None: an unsized (arbitrary-precision) literal
     signed: bool
+    base: int = 10  # as written, for names p4c spells with it (table key names)
 
 
 @dataclass(frozen=True)
@@ -111,4 +112,4 @@ def _int_value(lexeme: str, pos: SourcePos) -> IntValue:
     signed = m[2] == "s"
     if width is not None and width == 0 and signed:
         raise CompileError(pos, "signed integers must be at least 1 bit wide")
-    return IntValue(int(digits, radix), width, signed)
+    return IntValue(int(digits, radix), width, signed, radix)

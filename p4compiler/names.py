@@ -10,6 +10,8 @@ of the name that no other object shares.
 from __future__ import annotations
 
 from p4compiler import ast
+from p4compiler import types as t
+from p4compiler.diagnostics import CompileError
 
 
 def annotated_name(annotations: list[ast.Annotation]) -> str | None:
@@ -45,8 +47,73 @@ def aliases(names: list[str]) -> dict[str, str]:
     return result
 
 
+def key_name(el: ast.KeyElement) -> str:
+    """A table key's control-plane name (BMv2 JSON and P4Info), as p4c's front end
+    (TableKeyNames) makes it: its `@name`, or else a name spelled from a path, members,
+    indices, slices, constants and `&`, with `isValid()` of a header or union as
+    `$valid$` (what P4Runtime expects); any other key needs a `@name`, as in p4c."""
+    name = annotated_name(el.annotations)
+    if name is not None:
+        return name
+    generated = _key_text(el.expr)
+    if generated is None:
+        raise CompileError(
+            el.expr.pos,
+            "Complex key expression requires a @name annotation (p4c names a key itself "
+            "only when it is a path, member, index, slice, constant, '&' or isValid())",
+        )
+    return generated
+
+
+_RADIX_PREFIX = {2: "0b", 8: "0o", 10: "", 16: "0x"}
+
+
+def _key_text(e: ast.Expression) -> str | None:
+    if isinstance(e, ast.Name):
+        return ("." if e.is_global else "") + e.name
+    if isinstance(e, ast.Member):
+        field = _member_name(e)
+        if field.startswith("."):
+            return field[1:]
+        left = _key_text(e.expr)
+        return None if left is None else f"{left}.{field}"
+    if isinstance(e, ast.Call) and not e.args:
+        method = _key_text(e.func)
+        return method if method is not None and method.endswith("$valid$") else None
+    if isinstance(e, ast.Index):
+        left, index = _key_text(e.expr), _key_text(e.index)
+        return None if left is None or index is None else f"{left}[{index}]"
+    if isinstance(e, ast.Slice) and not e.run_time_start:
+        parts = [_key_text(e.expr), _key_text(e.hi), _key_text(e.lo)]
+        if None in parts:
+            return None
+        return f"{parts[0]}[{parts[1]}:{parts[2]}]"
+    if isinstance(e, ast.IntLiteral):
+        sign = "-" if e.value < 0 else ""
+        digits = format(abs(e.value), {2: "b", 8: "o", 10: "d", 16: "x"}[e.base])
+        return f"{sign}{_RADIX_PREFIX[e.base]}{digits}"
+    if isinstance(e, ast.Binary) and e.op == "&":
+        left, right = _key_text(e.left), _key_text(e.right)
+        return None if left is None or right is None else f"{left} & {right}"
+    return None
+
+
+def _member_name(e: ast.Member) -> str:
+    """The member's part of a key name: `$valid$` for isValid() of a header or union,
+    else the field's `@name` if it has one."""
+    owner = e.expr.type
+    if not isinstance(owner, t.StructLike):
+        return e.member
+    if e.member == "isValid" and owner.kind in ("header", "header_union"):
+        return "$valid$"
+    decl_fields = getattr(owner.decl, "fields", None) or []
+    field = next((f for f in decl_fields if f.name == e.member), None)
+    named = annotated_name(field.annotations) if field is not None else None
+    return named or e.member
+
+
 def expression_text(e: ast.Expression) -> str:
-    """The source spelling of a key expression, which p4c uses as the key's name."""
+    """The source spelling of an expression, for messages and comparisons."""
     if isinstance(e, ast.Name):
         return ("." if e.is_global else "") + e.name
     if isinstance(e, ast.Member):

@@ -908,7 +908,7 @@ class Parser:
             self.advance()
             iv = tok.int_value
             assert iv is not None
-            return ast.IntLiteral(tok.pos, iv.value, iv.width, iv.signed)
+            return ast.IntLiteral(tok.pos, iv.value, iv.width, iv.signed, iv.base)
         if tok.kind in ("true", "false"):
             self.advance()
             return ast.BoolLiteral(tok.pos, tok.kind == "true")

@@ -235,7 +235,12 @@ class ControlFlowLowering:
         sym = getattr(target, "ref", None)
         assert isinstance(sym, Symbol)
         sub: ast.ControlDeclaration = sym.type.decl
-        instance = sym.decl.name if sym.kind == "instance" else sub.name
+        # An instance's @name names its objects' path, as p4c's inliner does.
+        instance = (
+            annotated_name(sym.decl.annotations) or sym.decl.name
+            if sym.kind == "instance"
+            else sub.name
+        )
         saved = (self.control, self.prefix, self.bindings)
         outer = self.encoder()
         ctor_args = sym.decl.args if sym.kind == "instance" else []
@@ -247,7 +252,7 @@ class ControlFlowLowering:
             },
             **{id(p): a.value for p, a in zip(sub.ctor_params, ctor_args, strict=True)},
         }
-        prefix = f"{self.prefix}.{instance}"
+        prefix = instance[1:] if instance.startswith(".") else f"{self.prefix}.{instance}"
         if sym.kind == "instance" and sym.decl.shares is not None:
             # An instance passed by name: its objects are the named instance's, held by
             # the control `levels` instances above this one.

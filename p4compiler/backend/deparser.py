@@ -1,7 +1,7 @@
 """The checksum controls and the deparser, v1model blocks that are lists of calls: the
 checksums become BMv2 `checksums` with their calculations, the emits the deparser's
-header order (JSON_format.md).  `DeparserLowering` is a mixin of the builder
-(`bmv2_json.Bmv2Builder`)."""
+header order (JSON_format.md) and its extern function calls the deparser's primitives.
+`DeparserLowering` is a mixin of the builder (`bmv2_json.Bmv2Builder`)."""
 
 from __future__ import annotations
 
@@ -74,15 +74,30 @@ class DeparserLowering:
             )
 
     def deparser(self, control: ast.ControlDeclaration) -> Json:
+        """The emits become the header order; extern function calls (`log_msg`, ...)
+        become the deparser's primitives, which BMv2 runs after the checksum update and
+        before it emits.  As in p4c, a `return` or `exit` ends the body."""
         enc = self.encoder()
         order: list[str] = []
+        prims: list[Json] = []
         for s in _flatten(control.body.stmts):
+            if isinstance(s, ast.ReturnStatement | ast.ExitStatement):
+                break
             sym = s.call.ref if isinstance(s, ast.MethodCallStatement) else None
-            if not (isinstance(sym, Symbol) and sym.kind == "method" and sym.name == "emit"):
-                raise CompileError(s.pos, "only packet.emit() is supported in the deparser yet")
+            if not isinstance(sym, Symbol) or sym.kind not in ("method", "extern_function"):
+                raise CompileError(
+                    s.pos,
+                    "only packet.emit() and extern function calls are supported in the "
+                    "deparser (BMv2 runs no other statement there)",
+                )
             assert isinstance(s, ast.MethodCallStatement)
-            order += self.emitted(s.call.args[0].value, enc)
-        return {"name": "deparser", "id": 0, "order": order, "primitives": []}
+            if sym.kind == "extern_function":
+                prims += externs.call_primitives(s.call, enc, self.ext)
+            elif sym.name == "emit":
+                order += self.emitted(s.call.args[0].value, enc)
+            else:
+                raise CompileError(s.pos, f"method '{sym.name}' is not supported in the deparser")
+        return {"name": "deparser", "id": 0, "order": order, "primitives": prims}
 
     def emitted(self, e: ast.Expression, enc: ExpressionEncoder) -> list[str]:
         loc = enc.locate(e)

@@ -20,7 +20,7 @@ from p4compiler.backend.bmv2_json import Bmv2Program
 from p4compiler.backend.tables import TableInfo
 from p4compiler.diagnostics import CompileError
 from p4compiler.ids import Prefix, assign_ids
-from p4compiler.names import aliases, annotated_name, expression_text
+from p4compiler.names import aliases, annotated_name, key_name
 from p4compiler.typecheck import const_value, referenced
 
 _MATCH_TYPES = {
@@ -113,9 +113,12 @@ def build_p4info(program: Bmv2Program) -> p4i.P4Info:
             pm.name = rd["name"]
             pm.bitwidth = rd["bitwidth"]
         param_ids[a.name] = [(pm.id, pm.bitwidth) for pm in msg.params]
+        for p in params:
+            _serializable_enum(info, p.resolved)
 
     for tb in tables:
         _table(
+            info,
             info.tables.add(),
             tb,
             table_ids[tb.name],
@@ -260,6 +263,23 @@ def _digests(info: p4i.P4Info, program: Bmv2Program, alias: dict[str, str]) -> N
             member.type_spec.bitstring.bit.bitwidth = t.width_of(ftype)
 
 
+def _serializable_enum(info: p4i.P4Info, ty: t.Type | None) -> None:
+    """A serializable enum that a match field or action parameter has as its type goes
+    into type_info, as p4c's TypeSpecConverter puts it: each member's value in as many
+    bytes as the underlying width takes."""
+    if not isinstance(ty, t.Enum) or ty.underlying is None:
+        return
+    name = annotated_name(ty.decl.annotations) if ty.decl is not None else None
+    spec = info.type_info.serializable_enums[name or ty.name]
+    if spec.members:
+        return
+    width = ty.underlying.width
+    spec.underlying_type.bitwidth = width
+    for member in ty.members:
+        value = ty.values[member] % (1 << width)  # a signed value as two's complement
+        spec.members.add(name=member, value=value.to_bytes((width + 7) // 8, "big"))
+
+
 def _with_ids(prefix: Prefix, items: list[dict]) -> list[tuple[dict, int]]:
     ids = assign_ids(prefix, [r["name"] for r in items])
     return [(r, ids[r["name"]]) for r in items]
@@ -281,6 +301,7 @@ def _explicit(objs: list[TableInfo] | list[ActionInfo]) -> dict[str, int]:
 
 
 def _table(
+    info: p4i.P4Info,
     msg: p4i.Table,
     tb: TableInfo,
     ident: int,
@@ -298,12 +319,13 @@ def _table(
             continue  # the action selector's input, not a match field; ids still count it
         mf = msg.match_fields.add()
         mf.id = explicit_id(el.annotations) or i + 1
-        mf.name = annotated_name(el.annotations) or expression_text(el.expr)
+        mf.name = key_name(el)
         ty = el.expr.type
         mf.bitwidth = 1 if isinstance(el.expr, ast.Call) else t.width_of(ty)
         if el.match_kind not in _MATCH_TYPES:
             raise CompileError(el.pos, f"match kind '{el.match_kind}' has no P4Runtime equivalent")
         mf.match_type = _MATCH_TYPES[el.match_kind]
+        _serializable_enum(info, ty)
     refs_annos = _action_ref_annotations(decl)
     for json_id in tb.json["action_ids"]:
         action = by_json_id[json_id]
@@ -329,16 +351,16 @@ def _table(
     default_name = by_json_id[default["action_id"]].name
     if default["action_const"]:
         msg.const_default_action_id = action_ids[default_name]
-    if decl.property("default_action") is not None:
-        # As p4c: only a default the program names, each argument as many bytes as its
-        # parameter's width takes (not P4Runtime's canonical form).
-        initial = msg.initial_default_action
-        initial.action_id = action_ids[default_name]
-        for (param_id, width), text in zip(
-            param_ids[default_name], default["action_data"], strict=True
-        ):
-            value = int(text, 0).to_bytes((width + 7) // 8, "big")
-            initial.arguments.add(param_id=param_id, value=value)
+    # As p4c (since it writes the field): every table's default, the implicit NoAction
+    # too, each argument as many bytes as its parameter's width takes (not P4Runtime's
+    # canonical form).
+    initial = msg.initial_default_action
+    initial.action_id = action_ids[default_name]
+    for (param_id, width), text in zip(
+        param_ids[default_name], default["action_data"], strict=True
+    ):
+        value = int(text, 0).to_bytes((width + 7) // 8, "big")
+        initial.arguments.add(param_id=param_id, value=value)
     msg.size = tb.json["max_size"]
     if tb.json["support_timeout"]:
         msg.idle_timeout_behavior = p4i.Table.NOTIFY_CONTROL

@@ -14,7 +14,7 @@ from p4compiler.backend.actions import ActionInfo
 from p4compiler.backend.expressions import ExpressionEncoder, Json, const_int, hexstr, node
 from p4compiler.backend.storage import SCALARS, FieldRef, HeaderRef, Layout
 from p4compiler.diagnostics import CompileError
-from p4compiler.names import annotated_name, expression_text
+from p4compiler.names import annotated_name, key_name
 from p4compiler.typecheck import CheckedProgram, Symbol, const_value, referenced
 
 
@@ -390,7 +390,7 @@ class TableLowering:
     def key_element(self, el: ast.KeyElement, enc: ExpressionEncoder, prims: list[Json]) -> Json:
         """A key of the table JSON; a key that is an expression, not a field, reads a
         temporary that `prims` (run before the table) computes, as p4c does."""
-        name = annotated_name(el.annotations) or expression_text(el.expr)
+        name = key_name(el)
         # A slice is computed into a temporary too, as p4c's SimplifyKey does: its
         # entries are values of the slice's width (P4Info's), which a mask on the whole
         # field would not match (BMv2 masks keys without shifting them).

@@ -700,7 +700,9 @@ control E(inout hs hdr, inout meta_t m, inout standard_metadata_t sm) { apply { 
 def test_initial_default_action_as_p4c(compile_text: CompileText) -> None:
     """p4c gives a table whose program names a default action `initial_default_action`,
     each argument as many bytes as its parameter's width (p4c's
-    default-action-arg-bmv2.p4info.txtpb); the implicit NoAction default gets none."""
+    default-action-arg-bmv2.p4info.txtpb); the implicit NoAction default gets one too
+    (p4c's gauntlet_exit_combination_19-bmv2.p4info.txtpb: a table with no
+    default_action has `initial_default_action { action_id: <NoAction> }`)."""
     _, info = _load(compile_text, DEFAULTS)
     tables = {tb.preamble.alias: tb for tb in info.tables}
     initial = tables["named_const"].initial_default_action
@@ -713,4 +715,7 @@ def test_initial_default_action_as_p4c(compile_text: CompileText) -> None:
     assert named.const_default_action_id == 0
     assert named.HasField("initial_default_action")
     assert not named.initial_default_action.arguments
-    assert not tables["implicit"].HasField("initial_default_action")
+    implicit = tables["implicit"].initial_default_action
+    no_action = next(a.preamble.id for a in info.actions if a.preamble.name == "NoAction")
+    assert implicit.action_id == no_action
+    assert not implicit.arguments

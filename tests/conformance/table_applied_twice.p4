@@ -34,7 +34,7 @@ control IngressImpl(inout headers_t hdr, inout meta_t meta, inout standard_metad
     action second() { hdr.h.count = hdr.h.count + 2; }
 
     table lookup {
-        key = { hdr.h.key + 1: exact; }
+        key = { hdr.h.key + 1: exact @name("key_plus_1"); }
         actions = { set_out; NoAction; }
         const entries = {
             8w2: set_out(0x22);

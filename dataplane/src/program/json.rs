@@ -189,7 +189,7 @@ pub struct Deparser {
     #[serde(default)]
     pub order: Vec<String>,
     #[serde(default)]
-    pub primitives: Vec<Value>,
+    pub primitives: Vec<Primitive>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -131,7 +131,7 @@ impl Loader {
 
         let value_sets = self.value_sets(&j)?;
         let (parse_states, parser_init) = self.parser(&j, &value_sets)?;
-        let deparse_order = self.deparser(&j)?;
+        let (deparse_order, deparser_primitives) = self.deparser(&j)?;
 
         let pipelines = self.pipelines(&j, &actions)?;
 
@@ -163,6 +163,7 @@ impl Loader {
             parser_init,
             value_sets,
             deparse_order,
+            deparser_primitives,
             actions,
             tables: pipelines.tables,
             action_profiles: pipelines.action_profiles,

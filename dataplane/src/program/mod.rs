@@ -652,6 +652,9 @@ pub struct Program {
     pub parser_init: Option<usize>,
     pub value_sets: Vec<ValueSet>,
     pub deparse_order: Vec<usize>,
+    /// Extern calls in the deparser, run after the checksum update and
+    /// before the headers are emitted (BMv2's `Deparser::deparse`).
+    pub deparser_primitives: Vec<Primitive>,
     pub actions: Vec<Action>,
     pub tables: Vec<Table>,
     pub action_profiles: Vec<ActionProfile>,

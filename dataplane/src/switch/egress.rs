@@ -98,7 +98,7 @@ impl Switch {
             effects: Effects::default(),
         };
         exec.run_control(phv, &prog.egress);
-        let effects = exec.effects;
+        let effects = std::mem::take(&mut exec.effects);
         if effects.digest.is_some() && trace {
             eprintln!("[dp]   generate_digest in egress is ignored, as in BMv2");
         }
@@ -110,11 +110,17 @@ impl Switch {
             }
         } else {
             checksum::update(prog, phv, &q.payload, &mut ctx.scratch);
+            for p in &prog.deparser_primitives {
+                exec.primitive(phv, &[], p);
+            }
+            // simple_switch reads the recirculate flag and the truncation
+            // length after the deparser, so the deparser's own calls count.
+            let late = exec.effects;
             deparser::deparse(prog, phv, &q.payload, &mut ctx.out);
-            if let Some(n) = effects.truncate.or(q.truncate) {
+            if let Some(n) = late.truncate.or(effects.truncate).or(q.truncate) {
                 ctx.out.truncate(n as usize);
             }
-            match effects.recirculate {
+            match late.recirculate.or(effects.recirculate) {
                 // BMv2: a recirculated packet is not transmitted; its bytes
                 // as deparsed enter ingress again on its ingress port.
                 Some(fl) => {

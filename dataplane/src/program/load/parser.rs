@@ -133,6 +133,9 @@ impl Loader {
     ) -> Result<TransitionMatch> {
         Ok(match t.kind.as_str() {
             "default" => TransitionMatch::Default,
+            // Older p4c JSON (2.18) writes the default case without a type and
+            // with the value "default"; BMv2 reads it as the default case.
+            "hexstr" if t.value.as_deref() == Some("default") => TransitionMatch::Default,
             "hexstr" => {
                 let v = t
                     .value

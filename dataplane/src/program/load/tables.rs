@@ -39,7 +39,7 @@ impl Loader {
         if keys.iter().filter(|k| k.kind == MatchKind::Lpm).count() > 1 {
             return Err(format!("{what}: more than one lpm key"));
         }
-        if t.action_ids.len() != t.actions.len() {
+        if !t.action_ids.is_empty() && t.action_ids.len() != t.actions.len() {
             return Err(format!("{what}: action_ids and actions differ in length"));
         }
         let table_actions = self.table_actions(t, actions, &what)?;
@@ -119,6 +119,15 @@ impl Loader {
     /// The actions a table may run, as indices into the program's actions;
     /// each id must name the action the table names beside it.
     fn table_actions(&self, t: &json::Table, actions: &[Action], what: &str) -> Result<Vec<usize>> {
+        if t.action_ids.is_empty() {
+            // Older JSON (p4c-bm) names a table's actions without ids; BMv2 then
+            // looks each up by name among all actions.
+            return t
+                .actions
+                .iter()
+                .map(|name| action_named(actions, name, what))
+                .collect();
+        }
         t.action_ids
             .iter()
             .zip(&t.actions)
@@ -137,6 +146,15 @@ impl Loader {
             })
             .collect()
     }
+}
+
+/// The first action named `name`. p4c gives an action's copies one name (the
+/// same body); BMv2 takes any one of them.
+fn action_named(actions: &[Action], name: &str, what: &str) -> Result<usize> {
+    actions
+        .iter()
+        .position(|a| a.name == name)
+        .ok_or_else(|| format!("{what}: unknown action '{name}'"))
 }
 
 fn next_nodes(t: &json::Table, node: &NodeLookup, what: &str) -> Result<NextNodes> {
