@@ -28,6 +28,18 @@ def qualified_name(decl: ast.Declaration, owner: ast.Declaration | None) -> str:
     return f"{qualified_name(owner, None)}.{name}" if owner is not None else name
 
 
+def local_name(decl: ast.Declaration, prefix: str) -> str:
+    """The name of an object declared in the control instance named `prefix`."""
+    name = annotated_name(decl.annotations) or decl.name
+    return name[1:] if name.startswith(".") else f"{prefix}.{name}"
+
+
+def instance_prefix(decl: ast.Instantiation, prefix: str) -> str:
+    """The path under which a control instance's objects are named: its @name, as p4c's
+    inliner takes it, else its name."""
+    return local_name(decl, prefix)
+
+
 def aliases(names: list[str]) -> dict[str, str]:
     """Shortest unique suffix of each name (p4c's P4Info `alias`)."""
     result: dict[str, str] = {}

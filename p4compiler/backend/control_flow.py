@@ -14,7 +14,7 @@ from p4compiler.backend import externs
 from p4compiler.backend.actions import ActionInfo, resolve_binding
 from p4compiler.backend.expressions import Json, hexstr
 from p4compiler.diagnostics import CompileError
-from p4compiler.names import annotated_name, qualified_name
+from p4compiler.names import instance_prefix, local_name, qualified_name
 from p4compiler.rewrite import nodes, switch_as_ifs
 from p4compiler.typecheck import Symbol, const_value, referenced
 
@@ -35,8 +35,7 @@ class ControlFlowLowering:
 
     def qualify(self, decl: ast.Declaration) -> str:
         """Control-plane name of an object of the current control instance."""
-        name = annotated_name(decl.annotations) or decl.name
-        return name[1:] if name.startswith(".") else f"{self.prefix}.{name}"
+        return local_name(decl, self.prefix)
 
     def enter(self, control: ast.ControlDeclaration, prefix: str) -> None:
         self.control = control
@@ -235,12 +234,6 @@ class ControlFlowLowering:
         sym = getattr(target, "ref", None)
         assert isinstance(sym, Symbol)
         sub: ast.ControlDeclaration = sym.type.decl
-        # An instance's @name names its objects' path, as p4c's inliner does.
-        instance = (
-            annotated_name(sym.decl.annotations) or sym.decl.name
-            if sym.kind == "instance"
-            else sub.name
-        )
         saved = (self.control, self.prefix, self.bindings)
         outer = self.encoder()
         ctor_args = sym.decl.args if sym.kind == "instance" else []
@@ -252,7 +245,10 @@ class ControlFlowLowering:
             },
             **{id(p): a.value for p, a in zip(sub.ctor_params, ctor_args, strict=True)},
         }
-        prefix = instance[1:] if instance.startswith(".") else f"{self.prefix}.{instance}"
+        if sym.kind == "instance":
+            prefix = instance_prefix(sym.decl, self.prefix)
+        else:
+            prefix = f"{self.prefix}.{sub.name}"
         if sym.kind == "instance" and sym.decl.shares is not None:
             # An instance passed by name: its objects are the named instance's, held by
             # the control `levels` instances above this one.

@@ -17,6 +17,7 @@ from p4compiler import ast
 from p4compiler import types as t
 from p4compiler.backend.actions import ActionInfo
 from p4compiler.backend.bmv2_json import Bmv2Program
+from p4compiler.backend.p4info_order import declaration_order
 from p4compiler.backend.tables import TableInfo
 from p4compiler.diagnostics import CompileError
 from p4compiler.ids import Prefix, assign_ids
@@ -85,9 +86,12 @@ def build_p4info(program: Bmv2Program) -> p4i.P4Info:
             )
     info = p4i.P4Info()
     info.pkg_info.arch = "v1model"
+    rank = _declaration_ranks(program)
     tables = [tb for tb in program.tables if not tb.hidden and tb.decl is not None]
+    tables.sort(key=lambda tb: rank.get(tb.name, len(rank)))
     used = {name for tb in tables for name in tb.json["actions"]}
     actions = [a for a in program.actions if not a.hidden and a.name in used]
+    actions.sort(key=lambda a: rank.get(a.name, len(rank)))
     all_names = [tb.name for tb in tables] + [a.name for a in actions]
     ext = program.externs
     all_names += [r["name"] for r in ext.register_arrays + ext.counter_arrays + ext.meter_arrays]
@@ -134,6 +138,15 @@ def build_p4info(program: Bmv2Program) -> p4i.P4Info:
     _digests(info, program, alias)
     _value_sets(info, program, alias)
     return info
+
+
+def _declaration_ranks(program: Bmv2Program) -> dict[str, int]:
+    checked = program.checked
+    if checked is None:
+        return {}
+    roles = {b.param: b.decl for b in checked.blocks}
+    pipelines = [roles[p] for p in ("ig", "eg") if isinstance(roles.get(p), ast.ControlDeclaration)]
+    return declaration_order(checked.program, pipelines)
 
 
 def _value_sets(info: p4i.P4Info, program: Bmv2Program, alias: dict[str, str]) -> None:
