@@ -50,11 +50,15 @@ class ActionLowering:
     return_target: ast.Expression | None
     loop_jumps: list[LoopJumps]
 
+    def action_name(self, decl: ast.ActionDeclaration) -> str:
+        """The control-plane name of `decl` in the current control instance."""
+        is_global = any(d is decl for d in self.checked.program.declarations)
+        return qualified_name(decl, None) if is_global else self.qualify(decl)
+
     def action(self, decl: ast.ActionDeclaration) -> int:
         """The JSON id of `decl` in the current control instance, emitting it the first
         time it is used."""
-        is_global = any(d is decl for d in self.checked.program.declarations)
-        name = qualified_name(decl, None) if is_global else self.qualify(decl)
+        name = self.action_name(decl)
         # Parameters with a direction are bound by the table's actions list, as in
         # `actions = { a(hdr.x); }`: their arguments replace them in the body.
         bound = self.bound_args.get(id(decl), [])

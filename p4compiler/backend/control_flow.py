@@ -279,10 +279,17 @@ class ControlFlowLowering:
 
     def direct_action(self, call: ast.Call, sym: Symbol, nxt: str | None) -> str | None:
         """An action called from an apply block runs as the const default action of a
-        table of its own; with non-constant arguments it is inlined into a new action."""
+        table of its own. With arguments that are not all constants, the call is inlined
+        into an action of its own without parameters, which keeps the called action's
+        name, as p4c's copy of it does (P4Info lists it)."""
         values = [const_value(a.value) for a in call.args]
         if not all(isinstance(v, int) for v in values) or any(p.direction for p in sym.decl.params):
-            return self.lower_group([ast.MethodCallStatement(call.pos, call)], nxt)
+            stmt = ast.MethodCallStatement(call.pos, call)
+            prims = self.body([stmt], self.encoder(), self.prefix)
+            ident = self.add_action(self.action_name(sym.decl), None, [], prims, hidden=False)
+            table = self.unique(f"tbl_{sym.decl.name}", self.table_names)
+            # An exit in the body stops the switch when it runs; the graph goes on.
+            return self.synthesized_table(table, ident, self.actions[ident].name, [], nxt)
         ident = self.action(sym.decl)
         data = [
             hexstr(int(v), t.width_of(a.value.type))  # type: ignore[arg-type]

@@ -89,8 +89,13 @@ def build_p4info(program: Bmv2Program) -> p4i.P4Info:
     rank = _declaration_ranks(program)
     tables = [tb for tb in program.tables if not tb.hidden and tb.decl is not None]
     tables.sort(key=lambda tb: rank.get(tb.name, len(rank)))
-    used = {name for tb in tables for name in tb.json["actions"]}
-    actions = [a for a in program.actions if not a.hidden and a.name in used]
+    # Actions of visible tables, then (as p4c) named actions that only the compiler's
+    # tables run, as an action called from an apply block; one per name, the first.
+    visible = {ident for tb in tables for ident in tb.json["action_ids"]}
+    actions: list[ActionInfo] = []
+    for a in sorted(program.actions, key=lambda a: a.json["id"] not in visible):
+        if not a.hidden and all(a.name != b.name for b in actions):
+            actions.append(a)
     actions.sort(key=lambda a: rank.get(a.name, len(rank)))
     all_names = [tb.name for tb in tables] + [a.name for a in actions]
     ext = program.externs

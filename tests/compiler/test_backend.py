@@ -345,14 +345,14 @@ control I(inout hs hdr, inout meta_t m, inout standard_metadata_t sm) {
     action fwd(bit<9> port) { sm.egress_spec = port; }
     action both(bit<9> p, bit<32> v) { fwd(p); m.q = v; }
     table t { key = { hdr.h.a: exact; } actions = { both; fwd; } }
-    apply { t.apply(); fwd((bit<9>)m.r); fwd(3); }
+    apply { t.apply(); fwd(3); fwd((bit<9>)m.r); }
 }
 control E(inout hs hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
 """
 
 
 def test_action_calls_are_inlined(compile_text: CompileText) -> None:
-    program, _ = _load(compile_text, INLINE)
+    program, info = _load(compile_text, INLINE)
     both = _action(program, "I.both")["primitives"]
     assert both[0]["parameters"] == [
         {"type": "field", "value": ["standard_metadata", "egress_spec"]},
@@ -360,11 +360,44 @@ def test_action_calls_are_inlined(compile_text: CompileText) -> None:
     ]
     tables = {t["name"]: t for t in program["pipelines"][0]["tables"]}
     # A constant argument becomes action data of a one-entry table ...
-    assert tables["tbl_fwd"]["default_entry"]["action_data"] == ["0x0003"]
-    # ... a run-time one is inlined into a synthesized action.
-    act = _action(program, tables["tbl_act"]["actions"][0])
-    assert act["runtime_data"] == []
-    assert act["primitives"][0]["parameters"][0]["value"] == ["standard_metadata", "egress_spec"]
+    assert tables["tbl_fwd_0"]["default_entry"]["action_data"] == ["0x0003"]
+    # ... a run-time one is inlined into an action without parameters that keeps the
+    # called action's name, as p4c's copy (gauntlet_index_4-bmv2-midend.p4).
+    (copy_id,) = tables["tbl_fwd"]["action_ids"]
+    copy = next(a for a in program["actions"] if a["id"] == copy_id)
+    assert copy["name"] == "I.fwd"
+    assert copy["runtime_data"] == []
+    assert copy["primitives"][0]["parameters"][0]["value"] == ["standard_metadata", "egress_spec"]
+    # P4Info lists the name once: the table's action, with its parameter, though the
+    # copy comes first in the JSON (the apply block is lowered last statement first).
+    assert copy_id < tables["tbl_fwd_0"]["action_ids"][0]
+    (fwd,) = [a for a in info.actions if a.preamble.name == "I.fwd"]
+    assert [p.name for p in fwd.params] == ["port"]
+
+
+CALLED = """
+control I(inout hs hdr, inout meta_t m, inout standard_metadata_t sm) {
+    action bump(inout bit<8> x) { x = x + 1; }
+    action mark() { hdr.h.b = 7; }
+    action unused() { hdr.h.b = 9; }
+    apply { bump(hdr.h.a); mark(); }
+}
+control E(inout hs hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+"""
+
+
+def test_p4info_lists_actions_called_from_apply_blocks(compile_text: CompileText) -> None:
+    """As p4c's P4Info for gauntlet_index_4-bmv2 (`do_something(h.h[0].a)` in an apply
+    block lists `ingress.do_something`): the actions the compiler's own tables run, by
+    their names and without parameters; an action nothing runs is not listed."""
+    program, info = _load(compile_text, CALLED)
+    listed = {a.preamble.name: list(a.params) for a in info.actions}
+    assert listed == {"I.bump": [], "I.mark": []}
+    assert not info.tables  # the tables that run them are the compiler's, hidden
+    assert {t["name"] for p in program["pipelines"] for t in p["tables"]} >= {
+        "tbl_bump",
+        "tbl_mark",
+    }
 
 
 DIRECT = """
