@@ -617,7 +617,7 @@ def test_digest(compile_text: CompileText) -> None:
 
 
 def test_clone(compile_text: CompileText) -> None:
-    body = INLINE.replace("fwd(3); }", "fwd(3); clone(CloneType.I2E, 32w5); }")
+    body = INLINE.replace("m.r); }", "m.r); clone(CloneType.I2E, 32w5); }")
     program, _ = _load(compile_text, body)
     prims = [p for a in program["actions"] for p in a["primitives"]]
     clone = next(p for p in prims if p["op"] == "clone_ingress_pkt_to_egress")
