@@ -99,6 +99,14 @@ struct Scope<'a> {
     params: usize,
 }
 
+impl<'a> Scope<'a> {
+    /// A place outside every action (parser, deparser, conditionals,
+    /// calculations): no action parameters to refer to.
+    fn outside_actions(what: &'a str) -> Self {
+        Scope { what, params: 0 }
+    }
+}
+
 impl Loader {
     fn run(mut self, j: Json) -> Result<Program> {
         reject_nonempty("extern_instances", &j.extern_instances)?;

@@ -88,13 +88,7 @@ impl Loader {
             .ok_or_else(|| format!("{what}: unknown calculation '{}'", c.calculation))?;
         let cond = match &c.if_cond {
             None | Some(Value::Null) => None,
-            Some(e) => Some(self.expr(
-                e,
-                Scope {
-                    what: &what,
-                    params: 0,
-                },
-            )?),
+            Some(e) => Some(self.expr(e, Scope::outside_actions(&what))?),
         };
         Ok(Checksum {
             name: c.name.clone(),

@@ -16,10 +16,7 @@ impl Loader {
             _ => return Err("more than one deparser; v1model has one".to_owned()),
         };
         let what = format!("deparser '{}'", d.name);
-        let sc = Scope {
-            what: &what,
-            params: 0,
-        };
+        let sc = Scope::outside_actions(&what);
         let primitives = d
             .primitives
             .iter()

@@ -50,10 +50,7 @@ impl Loader {
         value_sets: &[ValueSet],
     ) -> Result<ParseState> {
         let what = format!("parse state '{}'", s.name);
-        let sc = Scope {
-            what: &what,
-            params: 0,
-        };
+        let sc = Scope::outside_actions(&what);
         let ops = s
             .parser_ops
             .iter()

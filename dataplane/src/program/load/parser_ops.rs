@@ -18,10 +18,7 @@ impl Loader {
             list: &op.parameters,
         };
         let opw = args.what.as_str();
-        let osc = Scope {
-            what: opw,
-            params: 0,
-        };
+        let osc = Scope::outside_actions(opw);
         Ok(match op.op.as_str() {
             "extract" => {
                 args.arity(1)?;

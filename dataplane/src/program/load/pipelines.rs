@@ -108,13 +108,7 @@ impl Loader {
             let what = format!("conditional '{}'", c.name);
             conditionals.push(Conditional {
                 name: c.name.clone(),
-                expr: self.expr(
-                    &c.expression,
-                    Scope {
-                        what: &what,
-                        params: 0,
-                    },
-                )?,
+                expr: self.expr(&c.expression, Scope::outside_actions(&what))?,
                 true_next: node(c.true_next.as_deref(), &what)?,
                 false_next: node(c.false_next.as_deref(), &what)?,
             });
