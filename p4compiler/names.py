@@ -29,15 +29,11 @@ def qualified_name(decl: ast.Declaration, owner: ast.Declaration | None) -> str:
 
 
 def local_name(decl: ast.Declaration, prefix: str) -> str:
-    """The name of an object declared in the control instance named `prefix`."""
+    """The name of an object declared in the control instance named `prefix`; for a
+    control instance, the path its own objects are named under (p4c's inliner takes
+    the instance's @name too)."""
     name = annotated_name(decl.annotations) or decl.name
     return name[1:] if name.startswith(".") else f"{prefix}.{name}"
-
-
-def instance_prefix(decl: ast.Instantiation, prefix: str) -> str:
-    """The path under which a control instance's objects are named: its @name, as p4c's
-    inliner takes it, else its name."""
-    return local_name(decl, prefix)
 
 
 def aliases(names: list[str]) -> dict[str, str]:
@@ -77,7 +73,8 @@ def key_name(el: ast.KeyElement) -> str:
     return generated
 
 
-_RADIX_PREFIX = {2: "0b", 8: "0o", 10: "", 16: "0x"}
+# A constant's base: its prefix and Python's format code (p4c's Util::toString).
+_BASES = {2: ("0b", "b"), 8: ("0o", "o"), 10: ("", "d"), 16: ("0x", "x")}
 
 
 def _key_text(e: ast.Expression) -> str | None:
@@ -101,9 +98,8 @@ def _key_text(e: ast.Expression) -> str | None:
             return None
         return f"{parts[0]}[{parts[1]}:{parts[2]}]"
     if isinstance(e, ast.IntLiteral):
-        sign = "-" if e.value < 0 else ""
-        digits = format(abs(e.value), {2: "b", 8: "o", 10: "d", 16: "x"}[e.base])
-        return f"{sign}{_RADIX_PREFIX[e.base]}{digits}"
+        prefix, code = _BASES[e.base]
+        return f"{'-' if e.value < 0 else ''}{prefix}{format(abs(e.value), code)}"
     if isinstance(e, ast.Binary) and e.op == "&":
         left, right = _key_text(e.left), _key_text(e.right)
         return None if left is None or right is None else f"{left} & {right}"

@@ -14,7 +14,7 @@ from p4compiler.backend import externs
 from p4compiler.backend.actions import ActionInfo, resolve_binding
 from p4compiler.backend.expressions import Json, hexstr
 from p4compiler.diagnostics import CompileError
-from p4compiler.names import instance_prefix, local_name, qualified_name
+from p4compiler.names import local_name, qualified_name
 from p4compiler.rewrite import nodes, switch_as_ifs
 from p4compiler.typecheck import Symbol, const_value, referenced
 
@@ -246,7 +246,7 @@ class ControlFlowLowering:
             **{id(p): a.value for p, a in zip(sub.ctor_params, ctor_args, strict=True)},
         }
         if sym.kind == "instance":
-            prefix = instance_prefix(sym.decl, self.prefix)
+            prefix = local_name(sym.decl, self.prefix)
         else:
             prefix = f"{self.prefix}.{sub.name}"
         if sym.kind == "instance" and sym.decl.shares is not None:

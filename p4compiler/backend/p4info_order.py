@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from p4compiler import ast
 from p4compiler import types as t
-from p4compiler.names import instance_prefix, local_name, qualified_name
+from p4compiler.names import local_name, qualified_name
 
 
 def declaration_order(
@@ -34,7 +34,7 @@ def _walk(control: ast.ControlDeclaration, prefix: str, order: dict[str, int]) -
         elif isinstance(local, ast.Instantiation) and isinstance(local.resolved, t.BlockType):
             sub = local.resolved.decl
             if isinstance(sub, ast.ControlDeclaration):
-                _walk(sub, instance_prefix(local, prefix), order)
+                _walk(sub, local_name(local, prefix), order)
 
 
 def _names_no_action(program: ast.Program) -> bool:
