@@ -6,18 +6,26 @@ with the packet_in header, which becomes the packet-in's metadata. Fields are pa
 significant bit first, in header order, as the deparser emits them.
 """
 
+import logging
+from functools import cache
+
 from finsy.proto import p4r
 
 from p4switch.runtime.codec import decode_uint, encode_uint
 from p4switch.runtime.errors import invalid
 from p4switch.runtime.resources import ControllerHeader
 
+LOG = logging.getLogger("p4switch.runtime")
+
 
 def packet_out_bytes(header: ControllerHeader | None, packet: p4r.PacketOut) -> bytes:
     """The frame to inject: the packet_out header built from the metadata, then the payload.
 
-    P4Runtime requires exactly one value per metadata field, matched by id. A program
-    without a packet_out header takes the payload as it is, so metadata is refused.
+    P4Runtime asks for exactly one value per metadata field, matched by id. A field the
+    client leaves out is sent as 0, as simple_switch_grpc's PI server does (clients such
+    as ONOS omit padding fields), with a warning; an unknown id or a field given twice is
+    refused. A program without a packet_out header takes the payload as it is, so
+    metadata is refused.
     """
     if header is None:
         if packet.metadata:
@@ -32,13 +40,18 @@ def packet_out_bytes(header: ControllerHeader | None, packet: p4r.PacketOut) -> 
         if meta.metadata_id in values:
             raise invalid(f"packet-out: metadata '{field.name}' given twice")
         values[field.id] = decode_uint(meta.value, field.bitwidth, f"packet-out '{field.name}'")
-    missing = [f.name for f in header.fields if f.id not in values]
-    if missing:
-        raise invalid(f"packet-out: missing metadata {', '.join(missing)}")
     bits = 0
     for field in header.fields:
-        bits = (bits << field.bitwidth) | values[field.id]
+        if field.id not in values:
+            _warn_missing(field.name)
+        bits = (bits << field.bitwidth) | values.get(field.id, 0)
     return bits.to_bytes(header.bitwidth // 8, "big") + packet.payload
+
+
+@cache
+def _warn_missing(name: str) -> None:
+    """Once per field name: a client that leaves a field out usually always does."""
+    LOG.warning("packet-out without metadata '%s': sent as 0 (P4Runtime wants all)", name)
 
 
 def packet_in_message(header: ControllerHeader | None, frame: bytes) -> p4r.PacketIn:

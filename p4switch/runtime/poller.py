@@ -42,10 +42,16 @@ class Poller(Generic[_T]):
             self._executor = None
 
     async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
+        assert self._executor is not None
         while True:
             try:
-                items = await loop.run_in_executor(self._executor, self._poll, POLL_TIMEOUT_S)
+                poll = self._executor.submit(self._poll, POLL_TIMEOUT_S)
+            except RuntimeError:
+                # The executor is shut down: the interpreter is exiting under a running
+                # server (its host's main thread ended), so there is nothing to deliver to.
+                return
+            try:
+                items = await asyncio.wrap_future(poll)
             except Exception:  # noqa: BLE001 - keep polling; a bug must not stop packet-in
                 LOG.exception("%s: poll failed", self._name)
                 await asyncio.sleep(POLL_TIMEOUT_S)

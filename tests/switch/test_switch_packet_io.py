@@ -53,12 +53,18 @@ def test_packet_out(externs_client: Client, cpu_dataplane: Any) -> None:
     assert _output(cpu_dataplane) == [(3, FRAME)]
 
 
+def test_packet_out_without_its_padding_field(externs_client: Client, cpu_dataplane: Any) -> None:
+    cpu_dataplane.take_output()
+    externs_client.streams[0].send(_packet_out((1, b"\x03")))
+    assert _output(cpu_dataplane) == [(3, FRAME)]
+
+
 def test_bad_packet_out_is_answered_on_the_stream(externs_client: Client) -> None:
     stream = externs_client.streams[0]
-    stream.send(_packet_out((1, b"\x03")))
+    stream.send(_packet_out((1, b"\x03"), (2, b"\x00"), (9, b"\x00")))
     message = stream.next()
     assert message.error.canonical_code == rpc_code.INVALID_ARGUMENT
-    assert "missing metadata pad" in message.error.message
+    assert "no metadata id 9" in message.error.message
     assert message.error.packet_out.packet_out.payload == FRAME
     # The stream stays usable.
     stream.send(_packet_out((1, b"\x03"), (2, b"\x00"), (2, b"\x00")))
