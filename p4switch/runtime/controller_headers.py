@@ -45,7 +45,8 @@ def packet_out_bytes(header: ControllerHeader | None, packet: p4r.PacketOut) -> 
         if field.id not in values:
             _warn_missing(field.name)
         bits = (bits << field.bitwidth) | values.get(field.id, 0)
-    return bits.to_bytes(header.bitwidth // 8, "big") + packet.payload
+    padding = header.size_bytes * 8 - header.bitwidth
+    return (bits << padding).to_bytes(header.size_bytes, "big") + packet.payload
 
 
 @cache
@@ -58,11 +59,11 @@ def packet_in_message(header: ControllerHeader | None, frame: bytes) -> p4r.Pack
     """The packet-in for a frame sent to the CPU port: the packet_in header stripped into
     metadata (canonical bytestrings, by id), the rest as payload. A frame too short for
     the header is delivered whole, without metadata, rather than dropped unseen."""
-    if header is None or len(frame) < header.bitwidth // 8:
+    if header is None or len(frame) < header.size_bytes:
         return p4r.PacketIn(payload=frame)
-    size = header.bitwidth // 8
+    size = header.size_bytes
     bits = int.from_bytes(frame[:size], "big")
-    shift = header.bitwidth
+    shift = size * 8
     metadata = []
     for field in header.fields:
         shift -= field.bitwidth

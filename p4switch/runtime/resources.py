@@ -54,6 +54,13 @@ class ControllerHeader:
     def bitwidth(self) -> int:
         return sum(f.bitwidth for f in self.fields)
 
+    @property
+    def size_bytes(self) -> int:
+        """The bytes the header takes on the wire. Older p4c (2.7) padded a header such as
+        `bit<9> ingress_port` to 2 bytes in the JSON but listed only its fields in the
+        P4Info; as PI does, the fields come first and the padding bits are 0."""
+        return (self.bitwidth + 7) // 8
+
 
 @dataclass(frozen=True)
 class DigestInfo:
@@ -169,6 +176,4 @@ def _controller_header(header: p4i.ControllerPacketMetadata) -> ControllerHeader
     fields = tuple(MetadataField(m.id, m.name, m.bitwidth) for m in header.metadata)
     if any(f.bitwidth <= 0 for f in fields):
         raise invalid(f"P4Info: controller header '{name}' has a field without a bitwidth")
-    if sum(f.bitwidth for f in fields) % 8:
-        raise invalid(f"P4Info: controller header '{name}' is not a whole number of bytes")
     return ControllerHeader(header.preamble.id, name, fields)

@@ -13,7 +13,7 @@ from p4switch.runtime.controller_headers import (
     packet_out_bytes,
 )
 from p4switch.runtime.errors import P4RuntimeError
-from p4switch.runtime.resources import Resources
+from p4switch.runtime.resources import ControllerHeader, MetadataField, Resources
 
 
 @pytest.fixture(scope="module")
@@ -73,6 +73,23 @@ def test_packet_in_header_becomes_metadata(resources: Resources) -> None:
     message = packet_in_message(resources.packet_in, bytes([0b00000001, 0b10000000]) + b"eth")
     assert message.payload == b"eth"
     assert [(m.metadata_id, m.value) for m in message.metadata] == [(1, b"\x03"), (2, b"\x00")]
+
+
+# As p4c 2.7 wrote ONOS's ecmp.p4: `bit<9> ingress_port` alone in the P4Info, the header
+# padded to 2 bytes in the JSON.
+PORT_ONLY = (MetadataField(1, "port", 9),)
+
+
+def test_a_header_of_fields_short_of_a_byte_is_padded_with_zeros() -> None:
+    out = ControllerHeader(1, "packet_out", PORT_ONLY)
+    assert (
+        packet_out_bytes(out, _out((1, b"\x01\x03"))) == bytes([0b10000001, 0b10000000]) + b"frame"
+    )
+    message = packet_in_message(
+        ControllerHeader(2, "packet_in", PORT_ONLY), bytes([0b00000001, 0b11111111]) + b"eth"
+    )
+    assert message.payload == b"eth"
+    assert [(m.metadata_id, m.value) for m in message.metadata] == [(1, b"\x03")]
 
 
 def test_short_packet_in_is_delivered_whole(resources: Resources) -> None:
