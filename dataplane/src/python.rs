@@ -600,6 +600,10 @@ impl Dataplane {
             .map_err(Into::into)
     }
 
+    fn meter_reset(&self, name: &str, index: u64) -> PyResult<()> {
+        self.sw.meter_reset(name, index).map_err(Into::into)
+    }
+
     fn meter_get(&self, name: &str, index: u64) -> PyResult<Option<(u64, u64, u64, u64)>> {
         Ok(meter_tuple(self.sw.meter_get(name, index)?))
     }
@@ -616,6 +620,12 @@ impl Dataplane {
     ) -> PyResult<()> {
         self.sw
             .direct_meter_set(table, handle, cir, cburst, pir, pburst)
+            .map_err(Into::into)
+    }
+
+    fn direct_meter_reset(&self, table: &str, handle: u64) -> PyResult<()> {
+        self.sw
+            .direct_meter_reset(table, handle)
             .map_err(Into::into)
     }
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from finsy.proto import p4r
 
-from p4switch.runtime.errors import call_dataplane, invalid, unimplemented
+from p4switch.runtime.errors import call_dataplane, invalid
 from p4switch.runtime.indexes import cells, check_modify
 from p4switch.runtime.resources import Resources
 
@@ -21,6 +21,8 @@ class MeterApi(Protocol):
         self, name: str, index: int, cir: int, cburst: int, pir: int, pburst: int
     ) -> None: ...
 
+    def meter_reset(self, name: str, index: int) -> None: ...
+
     def meter_get(self, name: str, index: int) -> Rates | None: ...
 
 
@@ -29,13 +31,18 @@ class DirectMeterApi(Protocol):
         self, table: str, handle: int, cir: int, cburst: int, pir: int, pburst: int
     ) -> None: ...
 
+    def direct_meter_reset(self, table: str, handle: int) -> None: ...
+
     def direct_meter_get(self, table: str, handle: int) -> Rates | None: ...
 
 
-def meter_rates(has_config: bool, config: p4r.MeterConfig, what: str) -> Rates:
-    if not has_config:
-        # Resetting a meter to "unconfigured" (every packet green) has no dataplane call.
-        raise unimplemented(f"{what}: a write without a MeterConfig (reset) is not supported")
+def meter_rates(has_config: bool, config: p4r.MeterConfig, what: str) -> Rates | None:
+    """The rates a write sets, or None for a write without a config: P4Runtime's reset
+    to unconfigured, where every packet is green (as PI does it)."""
+    return checked_rates(config, what) if has_config else None
+
+
+def checked_rates(config: p4r.MeterConfig, what: str) -> Rates:
     rates = (config.cir, config.cburst, config.pir, config.pburst)
     if min(rates) < 0:
         raise invalid(f"{what}: cir, cburst, pir and pburst must not be negative")
@@ -63,7 +70,10 @@ class Meters:
         meter = self._resources.meter(entry.meter_id)
         rates = meter_rates(entry.HasField("config"), entry.config, f"meter '{meter.name}'")
         for index in cells(meter, entry.HasField("index"), entry.index.index, "meter"):
-            call_dataplane(self._dp.meter_set, meter.name, index, *rates)
+            if rates is None:
+                call_dataplane(self._dp.meter_reset, meter.name, index)
+            else:
+                call_dataplane(self._dp.meter_set, meter.name, index, *rates)
 
     def read(self, query: p4r.MeterEntry) -> Iterator[p4r.MeterEntry]:
         if query.meter_id == 0:
@@ -94,7 +104,10 @@ class DirectMeters:
         table, stored = self._table_entries.find(entry.table_entry)
         meter = self._resources.direct_meter_of(table.id, table.name)
         rates = meter_rates(entry.HasField("config"), entry.config, f"direct meter '{meter.name}'")
-        call_dataplane(self._dp.direct_meter_set, table.name, stored.handle, *rates)
+        if rates is None:
+            call_dataplane(self._dp.direct_meter_reset, table.name, stored.handle)
+        else:
+            call_dataplane(self._dp.direct_meter_set, table.name, stored.handle, *rates)
 
     def read(self, query: p4r.DirectMeterEntry) -> Iterator[p4r.DirectMeterEntry]:
         if query.table_entry.is_default_action:

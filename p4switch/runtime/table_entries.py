@@ -26,7 +26,7 @@ from p4switch.runtime.errors import (
     unimplemented,
 )
 from p4switch.runtime.field_matches import field_match
-from p4switch.runtime.meters import DirectMeterApi, meter_config, meter_rates
+from p4switch.runtime.meters import DirectMeterApi, checked_rates, meter_config
 from p4switch.runtime.pipeline import ActionInfo, Pipeline, TableInfo
 
 # A match key: (field id, serialized canonical FieldMatch) per field that is not a wildcard.
@@ -118,7 +118,7 @@ class TableEntries:
                 raise invalid(f"table '{table.name}': negative counter_data")
         if has_meter:
             meter = self._resources.direct_meter_of(table.id, table.name)
-            rates = meter_rates(True, entry.meter_config, f"direct meter '{meter.name}'")
+            rates = checked_rates(entry.meter_config, f"direct meter '{meter.name}'")
         plain = _without_direct(entry)
         self._write_without_direct(update_type, plain)
         _, stored = self.find(plain)

@@ -92,6 +92,11 @@ def test_meter_two_rates_three_colors(dp: Dataplane) -> None:
     assert [fields(p)["color"] for _, p in dp.take_output()] == [GREEN, YELLOW, RED]
     with pytest.raises(ValueError, match="pir"):
         dp.meter_set("XIngress.m", 0, 10, 2, 5, 3)
+    dp.meter_reset("XIngress.m", 0)  # unconfigured again: every packet green
+    assert dp.meter_get("XIngress.m", 0) is None
+    for _ in range(4):
+        dp.inject(1, op(1))
+    assert [fields(p)["color"] for _, p in dp.take_output()] == [GREEN] * 4
 
 
 def test_direct_meter_colors_by_bytes(dp: Dataplane) -> None:
@@ -102,6 +107,11 @@ def test_direct_meter_colors_by_bytes(dp: Dataplane) -> None:
     assert [fields(p)["color"] for _, p in dp.take_output()] == [GREEN, YELLOW, RED]
     with pytest.raises(KeyError, match="no entry 99"):
         dp.direct_meter_set(FWD, 99, 1, 1, 1, 1)
+    dp.direct_meter_reset(FWD, h)
+    assert dp.direct_meter_get(FWD, h) is None
+    for _ in range(3):
+        dp.inject(1, op(0, size=100))
+    assert [fields(p)["color"] for _, p in dp.take_output()] == [GREEN] * 3
 
 
 def test_digest(dp: Dataplane) -> None:

@@ -49,6 +49,12 @@ impl Meter {
         self.last_ns = now_ns;
     }
 
+    /// Back to unconfigured, as a P4Runtime write without a config asks:
+    /// every packet GREEN until the next `set`.
+    pub fn reset(&mut self) {
+        *self = Meter::default();
+    }
+
     /// Colors a packet of `amount` units (1 for packet meters, its length
     /// for byte meters). An unconfigured meter marks everything GREEN, as
     /// BMv2 does.

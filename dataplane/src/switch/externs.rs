@@ -225,6 +225,15 @@ impl Switch {
         })
     }
 
+    pub fn meter_reset(&self, name: &str, index: u64) -> ApiResult<()> {
+        self.with_loaded(|l| {
+            let m = meter(&l.prog, name)?;
+            let i = check_index("meter", name, index, l.prog.meters[m].size)?;
+            lock(&l.rt.meters[m][i]).reset();
+            Ok(())
+        })
+    }
+
     /// (cir, cburst, pir, pburst), or None for a meter never configured.
     pub fn meter_get(&self, name: &str, index: u64) -> ApiResult<Option<MeterConfig>> {
         self.with_loaded(|l| {
@@ -248,6 +257,13 @@ impl Switch {
             let d = direct(l, table, handle, true)?;
             let c = meter_config(cir, cburst, pir, pburst)?;
             lock(&d.meter).set(c, now);
+            Ok(())
+        })
+    }
+
+    pub fn direct_meter_reset(&self, table: &str, handle: u64) -> ApiResult<()> {
+        self.with_loaded(|l| {
+            lock(&direct(l, table, handle, true)?.meter).reset();
             Ok(())
         })
     }
