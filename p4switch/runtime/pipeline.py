@@ -14,6 +14,7 @@ from typing import Any
 from finsy.proto import p4i, p4r
 
 from p4switch.runtime.codec import canonical, encode_uint
+from p4switch.runtime.const_entries import const_entries
 from p4switch.runtime.device_config import DeviceConfig, device_config
 from p4switch.runtime.errors import invalid, not_found
 from p4switch.runtime.resources import Resources
@@ -76,12 +77,18 @@ class TableInfo:
     initial_default: tuple[int, tuple[bytes, ...]] | None = None
     # The action profile whose members and groups the entries point to; 0 for none.
     implementation_id: int = 0
+    # The `const entries` of the program, as P4Runtime reads them.
+    const_entries: tuple[p4r.TableEntry, ...] = ()
     fields_by_id: dict[int, MatchFieldInfo] = field(default_factory=dict)
 
     @property
     def needs_priority(self) -> bool:
-        """P4Runtime requires a priority exactly when a field is ternary, range or optional."""
-        return any(f.match_type in ("ternary", "range", "optional") for f in self.fields)
+        return needs_priority(self.fields)
+
+
+def needs_priority(fields: tuple[MatchFieldInfo, ...]) -> bool:
+    """P4Runtime requires a priority exactly when a field is ternary, range or optional."""
+    return any(f.match_type in ("ternary", "range", "optional") for f in fields)
 
 
 @dataclass(frozen=True)
@@ -207,6 +214,14 @@ def _index_tables(
             if ref.id not in actions:
                 raise invalid(f"P4Info table '{name}' refers to unknown action id {ref.id}")
         default = _json_default(json_table, json_actions, action_ids_by_name, actions)
+
+        def action_of(json_id: Any) -> tuple[int, tuple[ParamInfo, ...]] | None:
+            action_id = action_ids_by_name.get(json_actions.get(json_id))
+            return None if action_id is None else (action_id, actions[action_id].params)
+
+        entries = const_entries(
+            table.preamble.id, name, fields, needs_priority(fields), json_table, action_of
+        )
         tables[table.preamble.id] = TableInfo(
             id=table.preamble.id,
             name=name,
@@ -218,6 +233,7 @@ def _index_tables(
             supports_idle_timeout=supports_idle_timeout,
             initial_default=default,
             implementation_id=table.implementation_id,
+            const_entries=entries,
             fields_by_id={f.id: f for f in fields},
         )
     return tables

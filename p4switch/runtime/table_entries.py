@@ -93,6 +93,18 @@ class TableEntries:
             table_id: {} for table_id in pipeline.tables
         }
         self._defaults = {t.id: self._initial_default(t) for t in pipeline.tables.values()}
+        for table in pipeline.tables.values():
+            self._store_const_entries(table)
+
+    def _store_const_entries(self, table: TableInfo) -> None:
+        """The entries the dataplane installed from the JSON, with the handles it gave
+        them: in order, from 0, a repeated key (priority included) skipped, as its
+        first-wins insertion does."""
+        entries = self._entries[table.id]
+        for entry in table.const_entries:
+            key = (entry.priority, self._match(table, entry.match)[1])
+            if key not in entries:
+                entries[key] = StoredEntry(len(entries), entry)
 
     @property
     def pipeline(self) -> Pipeline:
