@@ -174,12 +174,15 @@ class ActionProfiles:
         elif update_type == p4r.Update.MODIFY:
             if stored is None:
                 raise not_found(f"{what} does not exist")
-            if msg.max_size != stored.message.max_size:
+            # 0 leaves max_size as the INSERT set it, as PI reads it.
+            if msg.max_size and msg.max_size != stored.message.max_size:
                 raise invalid(f"{what}: max_size cannot change")
+            msg = _copy(msg)
+            msg.max_size = stored.message.max_size
             members = self._group_members(profile, msg, what)
             call_dataplane(self._dp.profile_group_set, profile.name, stored.handle, members)
             self._hold_members(profile.id, stored.message, -1)
-            stored.message = _copy(msg)
+            stored.message = msg
             self._hold_members(profile.id, msg, +1)
         elif update_type == p4r.Update.DELETE:
             if stored is None:
@@ -202,8 +205,10 @@ class ActionProfiles:
         if limit and msg.max_size > limit:
             raise _exhausted(f"{what}: max_size {msg.max_size} is above max_group_size {limit}")
         limit = msg.max_size or limit
-        if limit and len(msg.members) > limit:
-            raise _exhausted(f"{what}: {len(msg.members)} members, at most {limit}")
+        # A group's size is the sum of its members' weights (P4Runtime 9.2.2; PI).
+        size = sum(m.weight for m in msg.members)
+        if limit and size > limit:
+            raise _exhausted(f"{what}: member weights sum to {size}, above {limit}")
         seen: set[int] = set()
         result = []
         for m in msg.members:
@@ -293,8 +298,11 @@ class ActionProfiles:
         items = actions.action_profile_actions
         if not items:
             raise invalid(f"{what} is empty")
-        if profile.max_group_size and len(items) > profile.max_group_size:
-            raise _exhausted(f"{what}: {len(items)} actions, at most {profile.max_group_size}")
+        size = sum(item.weight for item in items)
+        if profile.max_group_size and size > profile.max_group_size:
+            raise _exhausted(
+                f"{what}: action weights sum to {size}, above {profile.max_group_size}"
+            )
         canonical = p4r.TableAction()
         calls = []
         for item in items:

@@ -148,6 +148,25 @@ def test_members_and_groups_in_use_cannot_be_deleted(client: Client, program: Pr
     assert client.read(_group(program, 0)) == []
 
 
+def test_a_group_modify_without_max_size_keeps_it(client: Client, program: Program) -> None:
+    for member_id in (1, 2, 3):
+        _write(client, INSERT, _port_member(program, member_id, member_id))
+    group = _group(program, 4, (1, 1))
+    group.action_profile_group.max_size = 2
+    _write(client, INSERT, group)
+    # As PI: 0 (unset) leaves the INSERT's max_size, which still bounds the members.
+    _write(client, MODIFY, _group(program, 4, (1, 1), (2, 1)))
+    [read] = client.read(_group(program, 4))
+    assert read.action_profile_group.max_size == 2
+    assert [m.member_id for m in read.action_profile_group.members] == [1, 2]
+    code, message = _error(client, MODIFY, _group(program, 4, (1, 1), (3, 2)))
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "sum to 3, above 2" in message
+    changed = _group(program, 4, (1, 1))
+    changed.action_profile_group.max_size = 3
+    code, message = _error(client, MODIFY, changed)
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and "max_size cannot change" in message
+
+
 def test_bad_members_groups_and_entries_are_refused_by_name(
     client: Client, program: Program
 ) -> None:
@@ -161,7 +180,10 @@ def test_bad_members_groups_and_entries_are_refused_by_name(
     for member_id in range(2, 6):
         _write(client, INSERT, _port_member(program, member_id, 2))
     code, message = _error(client, INSERT, _group(program, 3, *((m, 1) for m in range(1, 6))))
-    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "at most 4" in message
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "sum to 5, above 4" in message
+    # A group's size is its members' weights summed: two members can overflow it.
+    code, message = _error(client, INSERT, _group(program, 3, (1, 3), (2, 2)))
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "sum to 5, above 4" in message
     code, message = _error(
         client,
         INSERT,
@@ -315,7 +337,9 @@ def test_bad_one_shot_action_sets_are_refused_by_name(client: Client, program: P
         ("IngressImpl.retag", RETAG_DST, _action_set(program, (1, 1)), "no selector"),
     ]
     too_many = _action_set(program, *((port, 1) for port in range(1, 6)))
-    cases.append(("IngressImpl.ecmp", ECMP_DST, too_many, "at most 4"))
+    cases.append(("IngressImpl.ecmp", ECMP_DST, too_many, "sum to 5, above 4"))
+    too_heavy = _action_set(program, (1, 3), (2, 2))
+    cases.append(("IngressImpl.ecmp", ECMP_DST, too_heavy, "sum to 5, above 4"))
     for table, dst, action, words in cases:
         entry = _entry(program, table, dst)
         entry.action.CopyFrom(action)
