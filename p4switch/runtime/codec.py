@@ -1,8 +1,9 @@
 """P4Runtime bytestrings: checked against a field's bitwidth, stored in canonical form.
 
 The canonical form is the shortest big-endian encoding (zero is one zero byte). Clients
-may also send values padded with leading zeros up to the field's byte width; the server
-keeps the canonical form so that reads return it and equal keys compare equal.
+may also send values padded with leading zeros, to the field's byte width or, as PI
+accepts, beyond it (a 4-byte port for a bit<9> field); the server keeps the canonical
+form so that reads return it and equal keys compare equal.
 """
 
 import grpc
@@ -14,12 +15,6 @@ def decode_uint(data: bytes, bitwidth: int, what: str) -> int:
     """The unsigned value of `data`, after checking that it fits a `bitwidth`-bit field."""
     if not data:
         raise invalid(f"{what}: empty bytestring")
-    nbytes = (bitwidth + 7) // 8
-    if len(data) > nbytes:
-        raise invalid(
-            f"{what}: {len(data)}-byte bytestring is longer than a {bitwidth}-bit field "
-            f"({nbytes} bytes)"
-        )
     value = int.from_bytes(data, "big")
     if value >> bitwidth:
         raise P4RuntimeError(

@@ -1,7 +1,7 @@
 """PacketReplicationEngineEntry: multicast groups and clone sessions.
 
 The dataplane takes whole replica lists and cannot list them back, so the entries are
-kept here, in canonical form, for reads.
+kept here for reads.
 """
 
 from collections.abc import Iterator
@@ -10,7 +10,7 @@ from typing import Protocol
 import grpc
 from finsy.proto import p4r
 
-from p4switch.runtime.codec import decode_uint, encode_uint
+from p4switch.runtime.codec import decode_uint
 from p4switch.runtime.errors import P4RuntimeError, call_dataplane, invalid, not_found
 
 PORT_BITS = 9  # v1model's egress_port
@@ -36,9 +36,11 @@ class ReplicationApi(Protocol):
 def _replicas(
     replicas: list[p4r.Replica], what: str
 ) -> tuple[list[tuple[int, int]], list[p4r.Replica]]:
-    """(port, instance) per replica, and the replicas in canonical form, in the client's
-    spelling of the port (the 1.4 `port` bytestring or the older `egress_port`).
-    P4Runtime forbids duplicate pairs."""
+    """(port, instance) per replica, and the replicas as they read back, both sorted by
+    (instance, port): PI gives BMv2 one node per instance in that order, which is the
+    order of the copies and of a read. A replica keeps the client's spelling of the port
+    (the 1.4 `port` bytestring, at the length sent, as PI returns it, or the older
+    `egress_port`). P4Runtime forbids duplicate pairs."""
     result: list[tuple[int, int]] = []
     canonical: list[p4r.Replica] = []
     for replica in replicas:
@@ -60,10 +62,11 @@ def _replicas(
             raise invalid(f"{what}: replica (port {port}, instance {replica.instance}) twice")
         result.append(pair)
         if kind == "port":
-            canonical.append(p4r.Replica(port=encode_uint(port), instance=replica.instance))
+            canonical.append(p4r.Replica(port=replica.port, instance=replica.instance))
         else:
             canonical.append(p4r.Replica(egress_port=port, instance=replica.instance))
-    return result, canonical
+    order = sorted(range(len(result)), key=lambda i: (result[i][1], result[i][0]))
+    return [result[i] for i in order], [canonical[i] for i in order]
 
 
 class ReplicationEngine:
@@ -85,6 +88,15 @@ class ReplicationEngine:
         self, query: p4r.PacketReplicationEngineEntry
     ) -> Iterator[p4r.PacketReplicationEngineEntry]:
         kind = query.WhichOneof("type")
+        # A read of one id that does not exist is NOT_FOUND, as in PI.
+        if kind == "multicast_group_entry":
+            wanted = query.multicast_group_entry.multicast_group_id
+            if wanted and wanted not in self._groups:
+                raise not_found(f"multicast group {wanted} does not exist")
+        if kind == "clone_session_entry":
+            wanted = query.clone_session_entry.session_id
+            if wanted and wanted not in self._sessions:
+                raise not_found(f"clone session {wanted} does not exist")
         if kind in ("multicast_group_entry", None):
             wanted = query.multicast_group_entry.multicast_group_id
             for group_id, group in sorted(self._groups.items()):

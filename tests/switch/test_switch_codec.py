@@ -15,6 +15,8 @@ from p4switch.runtime.errors import P4RuntimeError
         (b"\x01\xff", 9, b"\x01\xff"),
         (b"\x00\x00", 16, b"\x00"),
         (b"\xff", 8, b"\xff"),
+        # Zeros beyond the field's bytes, as PI accepts them (a 4-byte port).
+        (b"\x00\x00\x00\x01", 9, b"\x01"),
     ],
 )
 def test_canonical(data: bytes, bitwidth: int, expected: bytes) -> None:
@@ -29,7 +31,7 @@ def test_encode_zero_is_one_byte() -> None:
     ("data", "bitwidth", "code", "message"),
     [
         (b"\x02\x00", 9, grpc.StatusCode.OUT_OF_RANGE, "value 0x200 does not fit in 9 bits"),
-        (b"\x00\x00\x00", 9, grpc.StatusCode.INVALID_ARGUMENT, "longer than a 9-bit field"),
+        (b"\x01\x00\x00", 9, grpc.StatusCode.OUT_OF_RANGE, "value 0x10000 does not fit"),
         (b"", 8, grpc.StatusCode.INVALID_ARGUMENT, "empty bytestring"),
     ],
 )

@@ -59,7 +59,7 @@ def test_the_program_sees_and_sets_the_cells(
 @pytest.mark.parametrize(
     ("entity", "code", "message"),
     [
-        (lambda x: _entry(x, 1, b"\x01\x00\x00\x00\x00"), "INVALID_ARGUMENT", "32-bit"),
+        (lambda x: _entry(x, 1, b"\x01\x00\x00\x00\x00"), "OUT_OF_RANGE", "fit in 32 bits"),
         (lambda x: _entry(x, 16, b"\x01"), "OUT_OF_RANGE", "index 16 is not in 0..15"),
         (lambda x: _entry(x, -1, b"\x01"), "OUT_OF_RANGE", "index -1"),
         (lambda x: _entry(x, 1, b""), "INVALID_ARGUMENT", "empty bytestring"),

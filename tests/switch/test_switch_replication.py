@@ -75,6 +75,24 @@ def test_bad_entries(
     assert message in text
 
 
+def test_reads_follow_pi(externs_client: Client) -> None:
+    """As simple_switch_grpc's PI server answers: replicas sorted by (instance, port),
+    a `port` at the length the client sent it, and NOT_FOUND for an id that is not there."""
+    _write(externs_client, p4r.Update.INSERT, _group(4, (3, 2), (2, 2), (1, 5), (3, 0)))
+    assert externs_client.read(_group(4)) == [_group(4, (3, 0), (2, 2), (3, 2), (1, 5))]
+    padded = _session(6)
+    padded.packet_replication_engine_entry.clone_session_entry.replicas.add(
+        port=b"\x00\x00\x00\x03", instance=1
+    )
+    _write(externs_client, p4r.Update.INSERT, padded)
+    assert externs_client.read(_session(6)) == [padded]
+    for missing, what in ((_group(40), "multicast group 40"), (_session(60), "clone session 60")):
+        with pytest.raises(grpc.RpcError) as info:
+            externs_client.read(missing)
+        assert info.value.code() == grpc.StatusCode.NOT_FOUND
+        assert what in str(info.value.details())
+
+
 def test_insert_twice(externs_client: Client) -> None:
     _write(externs_client, p4r.Update.INSERT, _group(3, (1, 0)))
     with pytest.raises(grpc.RpcError) as info:

@@ -179,7 +179,7 @@ def _ternary_x() -> p4r.ValueSetMember:
             "INVALID_ARGUMENT",
             "member 1: missing match field(s) z",
         ),
-        (lambda: _pair(b"\x00\x01", b"\x01"), "INVALID_ARGUMENT", "longer than a 4-bit field"),
+        (lambda: _pair(b"\x01\x01", b"\x01"), "OUT_OF_RANGE", "value 0x101 does not fit"),
         (lambda: _pair(b"\x01", b""), "INVALID_ARGUMENT", "field 'z': empty bytestring"),
         # As for table keys (codec.py): in the field's bytes but above its bitwidth.
         (lambda: _pair(b"\x10", b"\x01"), "OUT_OF_RANGE", "value 0x10 does not fit in 4 bits"),
