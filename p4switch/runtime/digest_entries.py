@@ -3,12 +3,13 @@ built from the dataplane's digests.
 
 Each digest sample is sent at once, in a list of its own: that meets any max_list_size
 and max_timeout_ns a client asks for. Lists are numbered per digest; an ack retires its
-list, and an ack for a list never sent is answered with an error on the stream. With an
+list, and an ack for a list not outstanding is ignored (logged), as PI does. With an
 ack_timeout_ns, a sample equal to one sent and not yet acknowledged is not sent again
 until the ack or the timeout, as P4Runtime asks (learning would otherwise flood the
 controller with one list per packet of the same flow).
 """
 
+import logging
 import time
 from collections.abc import Iterator
 
@@ -19,6 +20,7 @@ from p4switch.runtime.codec import encode_uint
 from p4switch.runtime.errors import P4RuntimeError, invalid, not_found
 from p4switch.runtime.resources import DigestInfo, Resources
 
+LOG = logging.getLogger("p4switch.runtime")
 _Sample = tuple[int, tuple[bytes, ...]]  # (digest id, field values)
 
 
@@ -48,8 +50,7 @@ class DigestEntries:
             return
         if update_type != p4r.Update.INSERT and update_type != p4r.Update.MODIFY:
             raise invalid(f"{what}: update type {update_type} is not INSERT, MODIFY or DELETE")
-        if not entry.HasField("config"):
-            raise invalid(f"{what}: the entry has no config")
+        # Without a config, every field is 0 (each sample sent at once), as PI takes it.
         config = entry.config
         if config.max_timeout_ns < 0 or config.ack_timeout_ns < 0 or config.max_list_size < 0:
             raise invalid(f"{what}: max_timeout_ns, ack_timeout_ns, max_list_size are negative")
@@ -58,7 +59,9 @@ class DigestEntries:
 
     def read(self, query: p4r.DigestEntry) -> Iterator[p4r.DigestEntry]:
         if query.digest_id:
-            self._digest(query.digest_id)
+            digest = self._digest(query.digest_id)
+            if digest.id not in self._configs:
+                raise not_found(f"digest '{digest.name}' is not configured")
         for digest_id, config in sorted(self._configs.items()):
             if query.digest_id in (0, digest_id):
                 yield p4r.DigestEntry(digest_id=digest_id, config=config)
@@ -90,9 +93,14 @@ class DigestEntries:
     def ack(self, ack: p4r.DigestListAck) -> None:
         sample = self._unacked.pop((ack.digest_id, ack.list_id), None)
         if sample is None:
-            raise not_found(
-                f"digest ack: no unacknowledged list {ack.list_id} of digest id {ack.digest_id}"
+            # Not an error on the stream, where a client waiting for its next message
+            # would read it: PI ignores such acks.
+            LOG.info(
+                "digest ack for list %d of digest id %d: none outstanding, ignored",
+                ack.list_id,
+                ack.digest_id,
             )
+            return
         self._suppressed.pop(sample, None)
 
     def _digest(self, digest_id: int) -> DigestInfo:
