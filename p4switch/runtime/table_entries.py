@@ -272,8 +272,14 @@ class TableEntries:
             )
         if entry.HasField("action"):
             action, args, action_msg = self._action(table, entry, default=True)
+            # The client's cookies are kept and read back, as PI keeps them; a reset
+            # (no action) clears them.
             new_default = p4r.TableEntry(
-                table_id=table.id, action=action_msg, is_default_action=True
+                table_id=table.id,
+                action=action_msg,
+                is_default_action=True,
+                controller_metadata=entry.controller_metadata,
+                metadata=entry.metadata,
             )
         elif table.initial_default is not None:
             # MODIFY without an action restores the program's default action.

@@ -264,9 +264,13 @@ def test_default_action(l3_client: Client, l3: Program, dataplane: Any) -> None:
     default = route_entry(l3, port=1)
     del default.match[:]
     default.is_default_action = True
+    default.controller_metadata = 7
+    default.metadata = b"cookie"
     l3_client.write(update(p4r.Update.MODIFY, default))
     [read] = l3_client.read(query)
     assert read.table_entry.action.action.action_id == l3.action_id("MyIngress.ipv4_forward")
+    # The client's cookies come back, as PI keeps them.
+    assert (read.table_entry.controller_metadata, read.table_entry.metadata) == (7, b"cookie")
     assert [p for p, _ in _forward(dataplane, "192.168.0.1")] == [1]
     # Wildcard reads do not return the default entry.
     assert l3_client.read(p4r.Entity(table_entry=p4r.TableEntry(table_id=table_id))) == []
@@ -279,6 +283,8 @@ def test_default_action(l3_client: Client, l3: Program, dataplane: Any) -> None:
         update(p4r.Update.MODIFY, p4r.TableEntry(table_id=table_id, is_default_action=True))
     )
     assert _forward(dataplane, "192.168.0.1") == []
+    [reset] = l3_client.read(query)
+    assert (reset.table_entry.controller_metadata, reset.table_entry.metadata) == (0, b"")
 
 
 def test_per_update_errors(l3_client: Client, l3: Program) -> None:
