@@ -98,13 +98,12 @@ class TableEntries:
 
     def _store_const_entries(self, table: TableInfo) -> None:
         """The entries the dataplane installed from the JSON, with the handles it gave
-        them: in order, from 0, a repeated key (priority included) skipped, as its
-        first-wins insertion does."""
+        them: in order, from 0 (it refuses a JSON that repeats an entry, as BMv2 does)."""
         entries = self._entries[table.id]
-        for entry in table.const_entries:
-            key = (entry.priority, self._match(table, entry.match)[1])
-            if key not in entries:
-                entries[key] = StoredEntry(len(entries), entry)
+        for handle, entry in enumerate(table.const_entries):
+            entries[(entry.priority, self._match(table, entry.match)[1])] = StoredEntry(
+                handle, entry
+            )
 
     @property
     def pipeline(self) -> Pipeline:

@@ -178,6 +178,12 @@ def entry_key_of_the_wrong_width(j: dict[str, Any]) -> None:
     add_entry(j, key="0x0a0001")
 
 
+def duplicate_const_entry(j: dict[str, Any]) -> None:
+    add_entry(j)
+    entries = lpm_table(j)["entries"]
+    entries.append({**entries[0], "priority": 2})  # an LPM entry's priority does not count
+
+
 def duplicate_table_id(j: dict[str, Any]) -> None:
     tables = j["pipelines"][0]["tables"]
     tables[1]["id"] = tables[0]["id"]
@@ -218,6 +224,7 @@ CASES: list[tuple[Edit, str]] = [
     (wide_key_mask, "'0x00ffffffff' must be 4 bytes wide"),
     (entry_of_another_match_type, "invalid match type for field #0 in match key"),
     (entry_key_of_the_wrong_width, "'0x0a0001' must be 4 bytes wide"),
+    (duplicate_const_entry, "entry 1: Duplicate entries in table initializer"),
     (duplicate_table_id, "several objects of type 'table' have the same id 0"),
     (newer_format_version, "the most recent BMv2 JSON version supported is 2.23"),
     (other_major_version, "BMv2 JSON major version 2 is required"),

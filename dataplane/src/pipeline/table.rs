@@ -81,8 +81,8 @@ impl TableState {
             len: 0,
         };
         for e in t.const_entries.iter().flatten() {
-            // Const entries were validated at load; a duplicate among them is
-            // the program's own choice, so the first one wins as in BMv2.
+            // Validated at load, where duplicates are refused as BMv2 refuses
+            // them: every insert succeeds, and the handles are 0, 1, ...
             let _ = s.insert(e.clone());
         }
         s

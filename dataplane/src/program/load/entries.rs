@@ -1,6 +1,8 @@
 //! A table's entries from the JSON: its default entry, and its const
 //! entries (P4 `const entries`), each a match key and an action call.
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 
 use super::hex::{hex_of_width, parse_hex};
@@ -110,6 +112,7 @@ impl Loader {
                 })
             })
             .collect::<Result<Vec<_>>>()
+            .and_then(|entries| refuse_duplicates(t, entries, what))
             .map(Some)
     }
 
@@ -200,4 +203,24 @@ fn const_key(mk: &json::ConstKey, spec: &KeySpec, what: &str) -> Result<KeyValue
         },
         other => return Err(format!("{what}: Invalid match type: '{other}'")),
     })
+}
+
+/// BMv2 refuses a table initializer with two entries the control plane
+/// could not both add: the same key, and, where a field is ternary or
+/// range, the same priority.
+fn refuse_duplicates(t: &json::Table, entries: Vec<Entry>, what: &str) -> Result<Vec<Entry>> {
+    let ranked = t
+        .key
+        .iter()
+        .any(|k| matches!(k.match_type.as_str(), "ternary" | "range"));
+    let mut seen = HashSet::new();
+    for (i, e) in entries.iter().enumerate() {
+        let priority = if ranked { e.priority } else { 0 };
+        if !seen.insert((&e.keys, priority)) {
+            return Err(format!(
+                "{what}: entry {i}: Duplicate entries in table initializer"
+            ));
+        }
+    }
+    Ok(entries)
 }
