@@ -47,29 +47,43 @@ def const_entries(
     entries = []
     for i, e in enumerate(json_table.get("entries") or ()):
         what = f"table '{table_name}' const entry {i}"
-        keys = e.get("match_key") or []
-        if len(keys) != len(fields):
-            raise invalid(f"{what}: {len(keys)} match keys for {len(fields)} fields")
-        entry = p4r.TableEntry(table_id=table_id)
-        for field, key in zip(fields, keys, strict=True):
-            match = _field_match(field, key, what)
-            if match is not None:
-                entry.match.append(match)
-        action_entry = e.get("action_entry") or {}
-        found = action_of(action_entry.get("action_id"))
-        if found is None:
-            raise invalid(f"{what}: its action is not in the P4Info")
-        action_id, params = found
-        data = action_entry.get("action_data") or []
-        if len(data) != len(params):
-            raise invalid(f"{what}: {len(data)} action arguments for {len(params)} parameters")
-        entry.action.action.action_id = action_id
-        for param, value in zip(params, data, strict=True):
-            entry.action.action.params.add(param_id=param.id, value=encode_uint(_int(value)))
-        if needs_priority:
-            entry.priority = BM_MAX_PRIORITY - int(e.get("priority", 0))
-        entries.append(entry)
+        try:
+            entries.append(_entry(table_id, fields, needs_priority, e, action_of, what))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise invalid(f"{what}: malformed in the BMv2 JSON ({exc!r})") from None
     return tuple(entries)
+
+
+def _entry(
+    table_id: int,
+    fields: Sequence[Field],
+    needs_priority: bool,
+    e: dict[str, Any],
+    action_of: Callable[[Any], tuple[int, Sequence[Param]] | None],
+    what: str,
+) -> p4r.TableEntry:
+    keys = e.get("match_key") or []
+    if len(keys) != len(fields):
+        raise invalid(f"{what}: {len(keys)} match keys for {len(fields)} fields")
+    entry = p4r.TableEntry(table_id=table_id)
+    for field, key in zip(fields, keys, strict=True):
+        match = _field_match(field, key, what)
+        if match is not None:
+            entry.match.append(match)
+    action_entry = e.get("action_entry") or {}
+    found = action_of(action_entry.get("action_id"))
+    if found is None:
+        raise invalid(f"{what}: its action is not in the P4Info")
+    action_id, params = found
+    data = action_entry.get("action_data") or []
+    if len(data) != len(params):
+        raise invalid(f"{what}: {len(data)} action arguments for {len(params)} parameters")
+    entry.action.action.action_id = action_id
+    for param, value in zip(params, data, strict=True):
+        entry.action.action.params.add(param_id=param.id, value=encode_uint(_int(value)))
+    if needs_priority:
+        entry.priority = BM_MAX_PRIORITY - int(e.get("priority", 0))
+    return entry
 
 
 def _int(hexstr: Any) -> int:

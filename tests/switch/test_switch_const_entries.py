@@ -11,6 +11,10 @@ import pytest
 from finsy.proto import p4r
 from switch_helpers import Client, Program, insert, primary_with, write_errors
 
+from p4switch.runtime.const_entries import const_entries
+from p4switch.runtime.errors import P4RuntimeError
+from p4switch.runtime.pipeline import MatchFieldInfo
+
 PROGRAM = Path(__file__).resolve().parent / "programs" / "const_entries.p4"
 TABLE = "ProbeIngress.classify"
 INT32_MAX = 2**31 - 1
@@ -100,3 +104,12 @@ def test_a_const_table_refuses_writes(client: Client, program: Program) -> None:
     [(code, message)] = write_errors(info.value)
     assert code == grpc.StatusCode.PERMISSION_DENIED
     assert "const" in message
+
+
+def test_a_malformed_entry_is_named() -> None:
+    field = MatchFieldInfo(1, "hdr.probe.dst", 8, "exact")
+    bad = {"entries": [{"match_key": [{"match_type": "exact", "key": "0xZZ"}]}]}
+    with pytest.raises(P4RuntimeError) as info:
+        const_entries(7, "t", (field,), False, bad, lambda _: (1, ()))
+    assert info.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert "table 't' const entry 0: malformed" in info.value.message
