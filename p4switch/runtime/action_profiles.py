@@ -16,12 +16,12 @@ import grpc
 from finsy.proto import p4i, p4r
 
 from p4switch.runtime.action_data import action_arguments
+from p4switch.runtime.codec import PORT_BITS, decode_uint
 from p4switch.runtime.errors import (
     P4RuntimeError,
     call_dataplane,
     invalid,
     not_found,
-    unimplemented,
 )
 from p4switch.runtime.pipeline import ActionProfileInfo, Pipeline, TableInfo
 
@@ -217,8 +217,7 @@ class ActionProfiles:
             seen.add(m.member_id)
             if m.weight < 1:
                 raise invalid(f"{what}: member {m.member_id} has weight {m.weight}, below 1")
-            if m.WhichOneof("watch_kind") is not None:
-                raise unimplemented(f"{what}: member watch ports are not supported")
+            _check_watch(m, f"{what}: member {m.member_id}")
             stored = self._members[profile.id].get(m.member_id)
             if stored is None:
                 raise not_found(f"{what}: action profile has no member {m.member_id}")
@@ -308,8 +307,7 @@ class ActionProfiles:
         for item in items:
             if item.weight < 1:
                 raise invalid(f"{what}: an action has weight {item.weight}, below 1")
-            if item.WhichOneof("watch_kind") is not None:
-                raise unimplemented(f"{what}: watch ports are not supported")
+            _check_watch(item, what)
             scope = table.action_scopes.get(item.action.action_id)
             if scope is None or scope == p4i.ActionRef.DEFAULT_ONLY:
                 raise invalid(f"{what}: table has no action with id {item.action.action_id}")
@@ -319,6 +317,10 @@ class ActionProfiles:
             added = canonical.action_profile_action_set.action_profile_actions.add(
                 weight=item.weight
             )
+            if item.WhichOneof("watch_kind") == "watch":
+                added.watch = item.watch
+            elif item.WhichOneof("watch_kind") == "watch_port":
+                added.watch_port = item.watch_port
             added.action.action_id = info.id
             for param, value in zip(info.params, args, strict=True):
                 added.action.params.add(param_id=param.id, value=value)
@@ -407,3 +409,14 @@ def _copy(message: _Message) -> _Message:
     result = type(message)()
     result.CopyFrom(message)
     return result
+
+
+def _check_watch(item: Any, what: str) -> None:
+    """A member's watch port (`watch_port`, or the older `watch`), checked as a v1model
+    port. It is kept and read back, as PI does; the switch has no port status, so a
+    watched port never takes its member out of the group (PI would while it is down)."""
+    kind = item.WhichOneof("watch_kind")
+    if kind == "watch_port":
+        decode_uint(item.watch_port, PORT_BITS, f"{what} watch_port")
+    elif kind == "watch" and not 0 <= item.watch < 1 << PORT_BITS:
+        raise invalid(f"{what}: watch {item.watch} is not a v1model port (0..511)")

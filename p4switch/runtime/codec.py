@@ -10,6 +10,8 @@ import grpc
 
 from p4switch.runtime.errors import P4RuntimeError, invalid
 
+PORT_BITS = 9  # v1model's port numbers (egress_spec, egress_port)
+
 
 def decode_uint(data: bytes, bitwidth: int, what: str) -> int:
     """The unsigned value of `data`, after checking that it fits a `bitwidth`-bit field."""

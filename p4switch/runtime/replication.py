@@ -10,10 +10,9 @@ from typing import Protocol
 import grpc
 from finsy.proto import p4r
 
-from p4switch.runtime.codec import decode_uint
+from p4switch.runtime.codec import PORT_BITS, decode_uint
 from p4switch.runtime.errors import P4RuntimeError, call_dataplane, invalid, not_found
 
-PORT_BITS = 9  # v1model's egress_port
 RID_BITS = 16  # v1model's egress_rid carries the replica's instance
 
 

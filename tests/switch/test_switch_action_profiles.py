@@ -148,6 +148,36 @@ def test_members_and_groups_in_use_cannot_be_deleted(client: Client, program: Pr
     assert client.read(_group(program, 0)) == []
 
 
+def test_watch_ports_are_kept_and_read_back(client: Client, program: Program) -> None:
+    """As PI keeps them; with no port down (this switch has no port status) every member
+    stays selected."""
+    for member_id in (1, 2):
+        _write(client, INSERT, _port_member(program, member_id, member_id))
+    group = _group(program, 6, (1, 1), (2, 1))
+    group.action_profile_group.members[0].watch_port = b"\x01"
+    group.action_profile_group.members[1].watch = 2
+    _write(client, INSERT, group)
+    assert client.read(_group(program, 6)) == [group]
+    bad = _group(program, 7, (1, 1))
+    bad.action_profile_group.members[0].watch_port = b"\x02\x00"
+    code, message = _error(client, INSERT, bad)
+    assert code == grpc.StatusCode.OUT_OF_RANGE and "member 1 watch_port" in message
+    entry = _entry(program, "IngressImpl.ecmp", ECMP_DST)
+    entry.action.CopyFrom(_action_set(program, (1, 1)))
+    with pytest.raises(grpc.RpcError) as info:  # the profile holds the client's members
+        client.write(insert(entry))
+    assert write_errors(info.value)[0][0] == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_a_one_shot_watch_port_reads_back(client: Client, program: Program) -> None:
+    entry = _entry(program, "IngressImpl.ecmp", ECMP_DST)
+    entry.action.CopyFrom(_action_set(program, (1, 1), (2, 1)))
+    entry.action.action_profile_action_set.action_profile_actions[1].watch_port = b"\x02"
+    client.write(insert(entry))
+    [read] = client.read(p4r.Entity(table_entry=entry))
+    assert read.table_entry.action == entry.action
+
+
 def test_a_group_modify_without_max_size_keeps_it(client: Client, program: Program) -> None:
     for member_id in (1, 2, 3):
         _write(client, INSERT, _port_member(program, member_id, member_id))
