@@ -1,9 +1,12 @@
 """What an STF runner needs to know of a BMv2 JSON program: tables, their keys and actions.
 
 STF names tables, key fields and actions the way p4c's own runner resolves them: the
-full name, or a unique suffix of it (`ipv4_lpm` for `MyIngress.ipv4_lpm`).
+full name, or a unique suffix of it (`ipv4_lpm` for `MyIngress.ipv4_lpm`). A key field may
+also be written as p4c's runner (bmv2stf.py) reads it: `$N` for a stack index `[N]`
+(`extra$0.h`), and `h.valid` or `valid` for a header's validity bit.
 """
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,17 +35,26 @@ class Table:
     actions: tuple[Action, ...]
 
 
-def _resolve(kind: str, wanted: str, candidates: dict[str, Any], where: str = "") -> Any:
+def _lookup(kind: str, wanted: str, candidates: dict[str, Any], where: str) -> Any | None:
+    """The candidate named `wanted` or by a unique suffix of it; None if there is none."""
     if wanted in candidates:
         return candidates[wanted]
     found = [name for name in candidates if name.endswith("." + wanted)]
     # Several spellings of one object (a key's name and its target) are not ambiguous.
     if found and all(candidates[name] is candidates[found[0]] for name in found):
         return candidates[found[0]]
-    place = f" in {where}" if where else ""
     if found:
+        place = f" in {where}" if where else ""
         raise ProgramError(f"{kind} '{wanted}' is ambiguous{place}: {', '.join(sorted(found))}")
-    raise ProgramError(f"no {kind} '{wanted}'{place}")
+    return None
+
+
+def _resolve(kind: str, wanted: str, candidates: dict[str, Any], where: str = "") -> Any:
+    found = _lookup(kind, wanted, candidates, where)
+    if found is None:
+        place = f" in {where}" if where else ""
+        raise ProgramError(f"no {kind} '{wanted}'{place}")
+    return found
 
 
 class Program:
@@ -101,4 +113,11 @@ class Program:
     @staticmethod
     def key_field(table: Table, name: str) -> KeyField:
         spellings = {spelling: key for key in table.keys for spelling in key.names}
-        return _resolve("key field", name, spellings, f"table {table.name}")
+        where = f"table {table.name}"
+        indexed = re.sub(r"\$([0-9]+)", r"[\1]", name)
+        valid = "$valid$" if indexed == "valid" else re.sub(r"\.valid$", ".$valid$", indexed)
+        for spelling in (indexed, valid):
+            found = _lookup("key field", spelling, spellings, where)
+            if found is not None:
+                return found
+        return _resolve("key field", name, spellings, where)

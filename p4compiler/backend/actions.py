@@ -42,9 +42,7 @@ class ActionLowering:
     checked: CheckedProgram
     ext: externs.ExternTables
     actions: list[ActionInfo]
-    action_ids: dict[str, int]
-    bound_args: dict[int, list[ast.Expression]]
-    action_texts: dict[str, list[str]]
+    action_ids: dict[tuple[str, tuple[str, ...]], int]
     prefix: str
     return_jumps: list[Json]
     return_target: ast.Expression | None
@@ -55,26 +53,21 @@ class ActionLowering:
         is_global = any(d is decl for d in self.checked.program.declarations)
         return qualified_name(decl, None) if is_global else self.qualify(decl)
 
-    def action(self, decl: ast.ActionDeclaration) -> int:
+    def action(self, decl: ast.ActionDeclaration, bound: list[ast.Expression] | None = None) -> int:
         """The JSON id of `decl` in the current control instance, emitting it the first
-        time it is used."""
+        time it is used with the arguments `bound` to its directional parameters (a
+        table's `actions = { a(hdr.x); }`), which replace those parameters in the body.
+        Each binding is an action of its own under the one name, as p4c's
+        LocalizeAllActions makes a copy per table: BMv2 finds a table's actions by name
+        within the table, and P4Info lists the name once."""
         name = self.action_name(decl)
-        # Parameters with a direction are bound by the table's actions list, as in
-        # `actions = { a(hdr.x); }`: their arguments replace them in the body.
-        bound = self.bound_args.get(id(decl), [])
+        bound = bound or []
         directional = [p for p in decl.params if p.direction]
         if len(bound) != len(directional):
             raise CompileError(decl.pos, f"action '{decl.name}' needs its directional arguments")
-        text = [expression_text(a) for a in bound]
-        if name in self.action_ids:
-            if self.action_texts.get(name, []) != text:
-                raise CompileError(
-                    decl.pos,
-                    f"action '{decl.name}' is bound to different arguments in two tables; "
-                    "this is not supported yet",
-                )
-            return self.action_ids[name]
-        self.action_texts[name] = text
+        key = (name, tuple(expression_text(a) for a in bound))
+        if key in self.action_ids:
+            return self.action_ids[key]
         runtime: dict[int, int] = {}
         runtime_data = []
         for p in decl.params:
@@ -88,7 +81,9 @@ class ActionLowering:
         enc = self.encoder(runtime).with_bindings(bindings)
         resets = self.out_resets(directional, bound, outer)
         prims = self.body(decl.body.stmts, enc, name, resets)
-        return self.add_action(name, decl, runtime_data, prims, hidden=False)
+        ident = self.add_action(name, decl, runtime_data, prims, hidden=False)
+        self.action_ids[key] = ident
+        return ident
 
     def add_action(
         self,
@@ -107,8 +102,6 @@ class ActionLowering:
                 hidden,
             )
         )
-        if decl is not None:
-            self.action_ids[name] = ident
         return ident
 
     def body(

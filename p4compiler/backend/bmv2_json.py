@@ -62,11 +62,9 @@ class Bmv2Builder(
         self.ext = externs.ExternTables()
         self.value_sets: list[ValueSetInfo] = []
         self.actions: list[ActionInfo] = []
-        self.action_ids: dict[str, int] = {}  # action name -> JSON id
-        # id(ActionDeclaration) -> arguments of its directional parameters, as the table
-        # being compiled binds them; and, per emitted action, the text of those arguments.
-        self.bound_args: dict[int, list[ast.Expression]] = {}
-        self.action_texts: dict[str, list[str]] = {}
+        # (action name, text of the arguments bound to its directional parameters) ->
+        # JSON id: one action per binding.
+        self.action_ids: dict[tuple[str, tuple[str, ...]], int] = {}
         self.tables: list[TableInfo] = []
         # Tables placed so far, with the primitives computing their keys.
         self.applied: dict[str, list[Json]] = {}

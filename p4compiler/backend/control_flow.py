@@ -219,7 +219,7 @@ class ControlFlowLowering:
             else:
                 by_action[id(referenced(case.label))] = following
         decl = referenced(s.expr.expr.func.expr)  # type: ignore[attr-defined]
-        actions = self.table_actions(decl)
+        actions = [a for a, _ in self.table_actions(decl)]
         if decl.property("default_action") is None:
             actions.append(self.noaction())
         for a in actions:

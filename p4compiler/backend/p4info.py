@@ -107,7 +107,7 @@ def build_p4info(program: Bmv2Program) -> p4i.P4Info:
 
     table_ids = assign_ids(Prefix.TABLE, [tb.name for tb in tables], _explicit(tables))
     action_ids = assign_ids(Prefix.ACTION, [a.name for a in actions], _explicit(actions))
-    action_by_json_id = {a.json["id"]: a for a in actions}
+    action_by_json_id = {a.json["id"]: a for a in program.actions}
     param_ids: dict[str, list[tuple[int, int]]] = {}
 
     for a in actions:

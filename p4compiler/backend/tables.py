@@ -50,7 +50,6 @@ class TableLowering:
     tables: list[TableInfo]
     actions: list[ActionInfo]
     applied: set[str]
-    bound_args: dict[int, list[ast.Expression]]
     pipeline_tables: list[Json]
     pipeline_profiles: list[Json]
     profiles: list[ProfileInfo]
@@ -112,11 +111,14 @@ class TableLowering:
                 keys.append(self.key_element(el, enc, key_prims))
         kinds = {k["match_type"] for k in keys}
         match_type = next((k for k in ("range", "ternary", "lpm") if k in kinds), "exact")
-        action_decls = self.table_actions(decl)
+        bound = self.table_actions(decl)
+        action_decls = [a for a, _ in bound]
         default = decl.property("default_action")
         if default is None and all(a is not self.noaction() for a in action_decls):
             action_decls.append(self.noaction())
-        ids = [self.action(a) for a in action_decls]
+            bound.append((self.noaction(), []))
+        ids = [self.action(a, args) for a, args in bound]
+        by_decl = {id(a): args for a, args in bound}
         names = [self.actions[i].name for i in ids]
         with_counters, direct_meters = self.direct_resources(decl, name)
         size_prop = decl.property("size")
@@ -138,7 +140,7 @@ class TableLowering:
             "base_default_next": nxt,
             "next_tables": _next_tables(names, action_decls, nxt, hit_miss, by_action),
         }
-        default_entry = self.default_entry(decl)
+        default_entry = self.default_entry(decl, by_decl)
         if profile is None:
             # As p4c: BMv2 takes no default entry for a table with an action profile.
             table["default_entry"] = default_entry
@@ -146,7 +148,7 @@ class TableLowering:
         if isinstance(entries, ast.EntriesProperty):
             ranks = _entry_ranks(entries.entries)
             table["entries"] = [
-                self.entry(e, rank, keys, decl)
+                self.entry(e, rank, keys, decl, by_decl)
                 for e, rank in zip(entries.entries, ranks, strict=True)
             ]
         self.pipeline_tables.append(table)
@@ -262,9 +264,15 @@ class TableLowering:
         return self.with_keys_computed(name, self.applied[name])
 
     def entry(
-        self, entry: ast.Entry, rank: int, keys: list[Json], decl: ast.TableDeclaration
+        self,
+        entry: ast.Entry,
+        rank: int,
+        keys: list[Json],
+        decl: ast.TableDeclaration,
+        bound: dict[int, list[ast.Expression]],
     ) -> Json:
-        """A const entry (JSON_format.md, table "entries"); `rank` is its BMv2 priority."""
+        """A const entry (JSON_format.md, table "entries"); `rank` is its BMv2 priority
+        and `bound` the table's arguments of its actions' directional parameters."""
         items = (
             entry.keyset.items if isinstance(entry.keyset, ast.ListExpression) else [entry.keyset]
         )
@@ -283,7 +291,10 @@ class TableLowering:
         ]
         return {
             "match_key": match_key,
-            "action_entry": {"action_id": self.action(action), "action_data": data},
+            "action_entry": {
+                "action_id": self.action(action, bound.get(id(action))),
+                "action_data": data,
+            },
             "priority": rank,
         }
 
@@ -353,18 +364,23 @@ class TableLowering:
                 meter = qualified
         return with_counters, meter
 
-    def table_actions(self, decl: ast.TableDeclaration) -> list[ast.ActionDeclaration]:
+    @staticmethod
+    def table_actions(
+        decl: ast.TableDeclaration,
+    ) -> list[tuple[ast.ActionDeclaration, list[ast.Expression]]]:
+        """The table's actions, each with the arguments its `actions` list binds to the
+        action's directional parameters."""
         prop = decl.property("actions")
         result = []
         for ref in prop.actions if isinstance(prop, ast.ActionsProperty) else []:
             e = ref.expr.func if isinstance(ref.expr, ast.Call) else ref.expr
-            action = referenced(e)
             args = ref.expr.args if isinstance(ref.expr, ast.Call) else []
-            self.bound_args[id(action)] = [a.value for a in args]
-            result.append(action)
+            result.append((referenced(e), [a.value for a in args]))
         return result
 
-    def default_entry(self, decl: ast.TableDeclaration) -> Json:
+    def default_entry(
+        self, decl: ast.TableDeclaration, bound: dict[int, list[ast.Expression]]
+    ) -> Json:
         prop = decl.property("default_action")
         if isinstance(prop, ast.ValueProperty) and isinstance(prop.value, ast.Call):
             call = prop.value
@@ -381,7 +397,7 @@ class TableLowering:
         else:
             action, data, const = self.noaction(), [], False
         return {
-            "action_id": self.action(action),
+            "action_id": self.action(action, bound.get(id(action))),
             "action_const": const,
             "action_data": data,
             "action_entry_const": const,
