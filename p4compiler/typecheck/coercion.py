@@ -30,6 +30,11 @@ class Coercion:
         if isinstance(got, t.InfInt) and isinstance(want, t.Bits):
             self.retype_constant(e, want)
             return
+        if isinstance(got, t.Enum) and got.underlying == want:
+            # A serializable enum is implicitly its underlying type wherever that is
+            # wanted (spec 8.9.2, "Implicit casts"); the two are the same bits.
+            e.type = want
+            return
         is_struct_like = isinstance(want, t.StructLike)
         if is_struct_like and isinstance(e, ast.InvalidHeader) and want.kind != "struct":
             e.type = want

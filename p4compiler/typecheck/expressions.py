@@ -183,7 +183,8 @@ class Expressions:
             return base.items[index]
         if not isinstance(base, t.HeaderStack):
             raise CompileError(e.pos, f"cannot index a value of type {base}")
-        index_type = self.expr(e.index, scope)
+        self.expr(e.index, scope)
+        index_type = _as_underlying(e.index)
         index = const_value(e.index)
         if index is None:
             # A run-time index (BMv2's dereference_header_stack); a negative one is
@@ -294,6 +295,8 @@ class Expressions:
 
     def unary(self, e: ast.Unary, scope: Scope) -> t.Type:
         ty = self.expr(e.operand, scope)
+        if e.op != "!":
+            ty = _as_underlying(e.operand)
         if e.op == "!":
             self.coerce(e.operand, t.Bool())
             return t.Bool()
@@ -314,6 +317,8 @@ class Expressions:
         if op in ("==", "!="):
             self.unify_operands(e.left, e.right, e.pos)
             return t.Bool()
+        # Other operators take a serializable enum as its underlying type (spec 8.9.2).
+        a, b = _as_underlying(e.left), _as_underlying(e.right)
         if op == "++":
             if not isinstance(a, t.Bits) or not isinstance(b, t.Bits):
                 raise CompileError(e.pos, "'++' needs two operands of known width")
@@ -352,6 +357,11 @@ class Expressions:
             right, ast.ListExpression | ast.StructExpression
         ):
             self.coerce(right, a)
+        elif isinstance(a, t.Enum) != isinstance(b, t.Enum) and _serializable_enum(a, b):
+            # `E.a == x`: the enum value as its underlying bits (spec 8.9.2).
+            _as_underlying(left)
+            _as_underlying(right)
+            self.unify_operands(left, right, pos)
         elif a != b and not t.same_stack_type(a, b):
             raise CompileError(pos, f"operands have different types: {a} and {b}")
 
@@ -389,3 +399,15 @@ class Expressions:
         if not ok:
             raise CompileError(e.pos, f"cannot cast {src} to {target}")
         return target
+
+
+def _serializable_enum(*types: t.Type) -> bool:
+    return any(isinstance(ty, t.Enum) and ty.underlying is not None for ty in types)
+
+
+def _as_underlying(e: ast.Expression) -> t.Type:
+    """`e`'s type, a serializable enum value taken as its underlying type: the implicit
+    cast the spec makes wherever that type is wanted (8.9.2)."""
+    if isinstance(e.type, t.Enum) and e.type.underlying is not None:
+        e.type = e.type.underlying
+    return e.type

@@ -35,6 +35,14 @@ def ingress(body: str, locals_: str = "") -> str:
     )
 
 
+ENUMS = "enum bit<8> E1 { A = 1 }\nenum bit<8> E2 { B = 1 }\nenum P { Q }\n"
+
+
+def with_enums(program: str) -> str:
+    """`program` with three enums declared after its types (three lines more)."""
+    return program.replace(TYPES, TYPES + ENUMS, 1)
+
+
 CASES = [
     # (program, line, col, message fragment)
     (HEADER + "header h_t { bit<8> a }\n", 3, 23, "expected ';'"),
@@ -54,6 +62,14 @@ CASES = [
     (ingress("        if (m.x) { }"), 8, 13, "expected a value of type bool"),
     (HEADER + "#include <missing.p4>\n", 3, 10, "missing.p4"),
     (ingress("        m.x = 8w256;"), 8, 15, "does not fit"),
+    # Only a serializable enum is implicitly its underlying type, and two enums stay apart.
+    (with_enums(ingress("        m.x = P.Q;")), 11, 15, "expected a value of type bit<8>"),
+    (
+        with_enums(ingress("        if (E1.A == E2.B) { }")),
+        11,
+        13,
+        "operands have different types: enum E1 and enum E2",
+    ),
 ]
 
 
