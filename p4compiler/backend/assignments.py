@@ -95,7 +95,7 @@ def assign(lhs: ast.Expression, rhs: ast.Expression, enc: ExpressionEncoder) -> 
         return [
             prim
             for i in range(ty.size)
-            for prim in assign(_element(lhs, i, ty), _element(rhs, i, ty), enc)
+            for prim in assign(element(lhs, i, ty), element(rhs, i, ty), enc)
         ]
     if isinstance(ty, t.Varbit):
         return [primitive("assign_VL", [enc.lvalue(lhs), enc.varbit(rhs)])]
@@ -115,7 +115,7 @@ def uninitialized(target: ast.Expression, ty: t.Type, enc: ExpressionEncoder) ->
     if isinstance(ty, t.StructLike):
         return [p for n, ft in ty.fields for p in uninitialized(member(target, n, ft), ft, enc)]
     if isinstance(ty, t.Tuple):
-        elements = [_element(target, i, item) for i, item in enumerate(ty.items)]
+        elements = [element(target, i, item) for i, item in enumerate(ty.items)]
         return [p for e in elements for p in uninitialized(e, e.type, enc)]
     return []
 
@@ -128,7 +128,7 @@ def _assign_tuple(
     if isinstance(rhs, ast.ListExpression):
         values = list(rhs.items)
     elif enc.is_storage(rhs):
-        values = [_element(rhs, i, item) for i, item in enumerate(ty.items)]
+        values = [element(rhs, i, item) for i, item in enumerate(ty.items)]
     else:
         raise CompileError(rhs.pos, "tuple values computed by expressions are not supported yet")
     computed = [i for i, v in enumerate(values) if const_value(v) is None]
@@ -141,10 +141,10 @@ def _assign_tuple(
             copies[i] = tmp
     for i, item in enumerate(ty.items):
         if i in copies:
-            target = enc.lvalue(_element(lhs, i, item), run_time_index=True)
+            target = enc.lvalue(element(lhs, i, item), run_time_index=True)
             prims.append(primitive("assign", [target, node("field", [SCALARS, copies[i]])]))
         else:
-            prims += assign(_element(lhs, i, item), values[i], enc)
+            prims += assign(element(lhs, i, item), values[i], enc)
     return prims
 
 
@@ -168,7 +168,7 @@ def member(base: ast.Expression, name: str, ty: t.Type) -> ast.Member:
     return m
 
 
-def _element(base: ast.Expression, index: int, ty: t.HeaderStack | t.Type) -> ast.Index:
+def element(base: ast.Expression, index: int, ty: t.HeaderStack | t.Type) -> ast.Index:
     """`base[index]` of a stack (its element type) or of a tuple (ty: the element's)."""
     literal = ast.IntLiteral(base.pos, index, None, False)
     literal.type = t.InfInt()

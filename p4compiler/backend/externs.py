@@ -20,7 +20,7 @@ from p4compiler.backend.expressions import (
     param,
 )
 from p4compiler.backend.storage import SCALARS, DynamicFieldRef, FieldRef, Location, StructRef
-from p4compiler.diagnostics import CompileError, SourcePos
+from p4compiler.diagnostics import CompileError
 from p4compiler.typecheck import Symbol, const_value
 
 # The scope of extern instances declared outside any control.  Control instance paths
@@ -56,13 +56,12 @@ class ExternTables:
     field_lists: list[Json] = field(default_factory=list)
     meta_type: t.StructLike | None = None
 
-    def field_list_index(self, index: int, enc: ExpressionEncoder, pos: SourcePos) -> Json:
+    def field_list_index(self, index: int, enc: ExpressionEncoder) -> Json:
         """The index of field list `index` (spec'd by `@field_list` on user metadata
         fields, v1model.p4), creating its JSON the first time."""
         if not any(fl["id"] == index for fl in self.field_lists):
+            # An index no field is listed in preserves nothing, as p4c's issue1043-bmv2.
             elements = [node("field", [f.instance, f.field]) for f in self._listed(index, enc)]
-            if not elements:
-                raise CompileError(pos, f"no user metadata field has @field_list({index})")
             self.field_lists.append(
                 {"id": index, "name": f"field_list{index}", "elements": elements}
             )
@@ -446,12 +445,12 @@ def _function(
         op_name = "clone_ingress_pkt_to_egress" if kind == "I2E" else "clone_egress_pkt_to_egress"
         return [primitive(op_name, [enc.data(args[1]), tables.data_field_list(args[2], enc)])]
     if name in ("resubmit_preserving_field_list", "recirculate_preserving_field_list"):
-        index = tables.field_list_index(_int_arg(call.args[0], "a field list index"), enc, call.pos)
+        index = tables.field_list_index(_int_arg(call.args[0], "a field list index"), enc)
         return [primitive(name, [index])]
     if name == "clone_preserving_field_list":
         kind = _enum_member(call.args[0])
         op_name = "clone_ingress_pkt_to_egress" if kind == "I2E" else "clone_egress_pkt_to_egress"
-        index = tables.field_list_index(_int_arg(call.args[2], "a field list index"), enc, call.pos)
+        index = tables.field_list_index(_int_arg(call.args[2], "a field list index"), enc)
         return [primitive(op_name, [enc.data(args[1]), index])]
     if name == "truncate":
         return [primitive("truncate", [enc.data(args[0])])]

@@ -295,13 +295,26 @@ def _peeked(
         )
     for name, ft in ty.fields:
         target = assignments.member(lhs, name, ft)
-        if isinstance(ft, t.StructLike):
+        if isinstance(ft, t.HeaderStack):
+            for i in range(ft.size):
+                element = assignments.element(target, i, ft)
+                ops += _peeked(element, ft.element, offset + i * _peek_width(ft.element), enc)
+        elif isinstance(ft, t.StructLike):
             ops += _peeked(target, ft, offset, enc)
         else:
             peek = node("lookahead", [offset, t.width_of(ft)])
             ops.append({"parameters": [enc.lvalue(target), peek], "op": "set"})
-        offset += t.width_of(ft)
+        offset += _peek_width(ft)
     return ops
+
+
+def _peek_width(ty: t.Type) -> int:
+    """Bits of the packet a peeked value of `ty` covers: a stack's elements too."""
+    if isinstance(ty, t.HeaderStack):
+        return ty.size * _peek_width(ty.element)
+    if isinstance(ty, t.StructLike):
+        return sum(_peek_width(ft) for _, ft in ty.fields)
+    return t.width_of(ty)
 
 
 def _is_lookahead(e: ast.Expression) -> bool:
@@ -319,7 +332,7 @@ def _lookahead(e: ast.Expression) -> Json | None:
         for name, ft in header.fields:
             if name == e.member:
                 return node("lookahead", [offset, t.width_of(ft)])
-            offset += t.width_of(ft)
+            offset += _peek_width(ft)
         raise CompileError(e.pos, f"{header} has no field '{e.member}'")
     if not _is_lookahead(e):
         return None

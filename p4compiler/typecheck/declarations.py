@@ -48,6 +48,11 @@ class Declarations:
             decl, ast.HeaderDeclaration | ast.StructDeclaration | ast.HeaderUnionDeclaration
         ):
             self.declare(g, Symbol("type", decl.name, self.struct_type(decl, g), decl), decl.pos)
+            for f in decl.fields:
+                # v1model's `@field_list(E.a)` may name its index by a constant or enum.
+                anno = ast.find_annotation(f.annotations, "field_list")
+                for e in anno.exprs if anno else []:
+                    self.expr(e, g)
         elif isinstance(decl, ast.EnumDeclaration):
             self.declare(g, Symbol("type", decl.name, self.enum_type(decl, g), decl), decl.pos)
         elif isinstance(decl, ast.TypedefDeclaration):
