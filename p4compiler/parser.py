@@ -122,7 +122,9 @@ class Parser:
             at = self.advance()
             name = self.member_name().text
             body: list[Token] = []
-            if self.at("(", "[") and self.peek().adjacent:
+            # As p4c's grammar: a body may follow the name after white space
+            # (`@name (".start")`, p4c's parser-unroll-test1).
+            if self.at("(", "["):
                 body = self.balanced_tokens()
             result.append(ast.Annotation(at.pos, name, body, self.annotation_exprs(body)))
         return result

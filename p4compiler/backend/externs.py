@@ -46,6 +46,8 @@ class ExternTables:
     scope: str = TOP_LEVEL
     # Counter name -> CounterType member; BMv2 counts both, P4Info reports the unit.
     counter_units: dict[str, str] = field(default_factory=dict)
+    # Registers whose cells are a serializable enum (P4Info names the enum): name -> type.
+    register_enums: dict[str, t.Enum] = field(default_factory=dict)
     # Direct meter name -> MeterType member, and the field its read() writes the color to.
     meter_types: dict[str, str] = field(default_factory=dict)
     direct_meter_targets: dict[str, list[str]] = field(default_factory=dict)
@@ -163,10 +165,11 @@ def declare_instance(decl: ast.Instantiation, qualified: str, tables: ExternTabl
         "meter": len(tables.meter_arrays),
     }
     if kind == "register":
-        ext = decl_type(decl)
-        width = (
-            t.width_of(ext.type_args["T"]) if isinstance(ext.type_args.get("T"), t.Bits) else None
-        )
+        cell = decl_type(decl).type_args.get("T")
+        if isinstance(cell, t.Enum) and cell.underlying is not None:
+            tables.register_enums[qualified] = cell
+            cell = cell.underlying
+        width = t.width_of(cell) if isinstance(cell, t.Bits) else None
         if width is None:
             raise CompileError(
                 decl.pos, "a register needs a bit<W> element type, e.g. register<bit<32>, bit<32>>"

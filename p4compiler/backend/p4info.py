@@ -187,7 +187,12 @@ def _externs(info: p4i.P4Info, program: Bmv2Program, alias: dict[str, str]) -> N
     for r, ident in _with_ids(Prefix.REGISTER, registers):
         reg = info.registers.add()
         fill_preamble(reg.preamble, ident, r["name"], alias[r["name"]], [])
-        reg.type_spec.bitstring.bit.bitwidth = r["bitwidth"]
+        enum = ext.register_enums.get(r["name"])
+        if enum is None:
+            reg.type_spec.bitstring.bit.bitwidth = r["bitwidth"]
+        else:
+            reg.type_spec.serializable_enum.name = _enum_name(enum)
+            _serializable_enum(info, enum)
         reg.size = r["size"]
     for direct in (False, True):
         counters = [c for c in ext.counter_arrays if c["is_direct"] == direct]
@@ -287,8 +292,7 @@ def _serializable_enum(info: p4i.P4Info, ty: t.Type | None) -> None:
     bytes as the underlying width takes."""
     if not isinstance(ty, t.Enum) or ty.underlying is None:
         return
-    name = annotated_name(ty.decl.annotations) if ty.decl is not None else None
-    spec = info.type_info.serializable_enums[name or ty.name]
+    spec = info.type_info.serializable_enums[_enum_name(ty)]
     if spec.members:
         return
     width = ty.underlying.width
@@ -296,6 +300,11 @@ def _serializable_enum(info: p4i.P4Info, ty: t.Type | None) -> None:
     for member in ty.members:
         value = ty.values[member] % (1 << width)  # a signed value as two's complement
         spec.members.add(name=member, value=value.to_bytes((width + 7) // 8, "big"))
+
+
+def _enum_name(ty: t.Enum) -> str:
+    name = annotated_name(ty.decl.annotations) if ty.decl is not None else None
+    return name or ty.name
 
 
 def _with_ids(prefix: Prefix, items: list[dict]) -> list[tuple[dict, int]]:

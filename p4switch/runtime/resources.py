@@ -91,7 +91,7 @@ class Resources:
 
     def __init__(self, p4info: p4i.P4Info) -> None:
         self.registers: dict[int, ArrayInfo] = _by_id(
-            [_register(r) for r in p4info.registers], "register"
+            [_register(r, p4info.type_info) for r in p4info.registers], "register"
         )
         self.counters: dict[int, ArrayInfo] = _by_id(
             [ArrayInfo(c.preamble.id, c.preamble.name, c.size) for c in p4info.counters],
@@ -159,12 +159,20 @@ def _bitstring_width(spec: p4t.P4DataTypeSpec) -> int:
     return getattr(spec.bitstring, kind).bitwidth if kind in ("bit", "int") else 0
 
 
-def _register(register: p4i.Register) -> ArrayInfo:
+def _register(register: p4i.Register, type_info: p4t.P4TypeInfo) -> ArrayInfo:
     name = register.preamble.name
     bitwidth = _bitstring_width(register.type_spec)
+    if register.type_spec.WhichOneof("type_spec") == "serializable_enum":
+        # Cells of a serializable enum are its underlying bits (p4c's register-serenum).
+        enum_name = register.type_spec.serializable_enum.name
+        if enum_name not in type_info.serializable_enums:
+            raise invalid(f"register '{name}': type_info has no serializable enum '{enum_name}'")
+        bitwidth = type_info.serializable_enums[enum_name].underlying_type.bitwidth
     if bitwidth == 0:
         # BMv2 registers are arrays of bit<W>; other cell types have no dataplane form.
-        raise invalid(f"register '{name}': only bit<W> and int<W> cells are supported")
+        raise invalid(
+            f"register '{name}': only bit<W>, int<W> and serializable enum cells are supported"
+        )
     return ArrayInfo(register.preamble.id, name, register.size, bitwidth=bitwidth)
 
 

@@ -164,3 +164,13 @@ def test_integer_literals() -> None:
         e = _expr(text)
         assert isinstance(e, ast.IntLiteral)
         assert (e.value, e.width, e.signed) == (value, width, signed)
+
+
+def test_annotation_body_may_follow_white_space() -> None:
+    # p4c's grammar reads `@name (".start")` as `@name(".start")` (parser-unroll-test1).
+    program = _parse('@name (".g") action a() { }\n@hidden\naction b() { }\n')
+    first, second = program.declarations
+    assert isinstance(first, ast.ActionDeclaration) and isinstance(second, ast.ActionDeclaration)
+    [name] = first.annotations
+    assert name.name == "name" and [t.text for t in name.body] == ['".g"']
+    assert [(a.name, a.body) for a in second.annotations] == [("hidden", [])]
