@@ -150,6 +150,13 @@ class ExpressionEncoder:
             base = self.locate(e.expr)
             if isinstance(base, DynamicHeaderRef | DynamicUnionRef):
                 return self._member_at(base, e)
+            if isinstance(base, StackRef | UnionStackRef) and e.member == "last":
+                # The element extracted last as a whole (p4c's issue1607-bmv2): the
+                # element at lastIndex, which BMv2 computes as last_stack_index.
+                last_index = ast.Member(e.pos, e.expr, "lastIndex")
+                last_index.ref = Symbol("builtin", "lastIndex", t.Bits(32))
+                last_index.type = t.Bits(32)
+                return self._element_at(base, last_index)
             if isinstance(base, StackRef | UnionStackRef):
                 raise CompileError(
                     e.pos, f"'{e.member}' of a stack is only supported in extract and reads"
