@@ -102,9 +102,12 @@ class Tables:
     @staticmethod
     def selector_keys(decl: ast.TableDeclaration) -> None:
         """Keys matched by `selector` are the input of the table's action selector, so
-        only a table with one may have them."""
+        a table with another implementation may not have them. A table with none keeps
+        them out of its key, as p4c does (issue1560-bmv2's P4Info)."""
         impl = decl.property("implementation")
-        ty = impl.value.type if isinstance(impl, ast.ValueProperty) else None
+        if not isinstance(impl, ast.ValueProperty):
+            return
+        ty = impl.value.type
         key = decl.property("key")
         for el in key.elements if isinstance(key, ast.KeyProperty) else []:
             if el.match_kind == "selector" and not (

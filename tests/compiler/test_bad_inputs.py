@@ -194,9 +194,10 @@ CASES = {
         "        t.apply();",
         "    table t { key = { m.x: exact; } actions = { NoAction; } @@colour = 3; }\n",
     ),
-    "selector_key_without_action_selector": ingress(
+    "selector_key_with_an_action_profile": ingress(
         "        t.apply();",
-        "    table t { key = { @@m.x: selector; } actions = { NoAction; } }\n",
+        "    table t { key = { @@m.x: selector; } actions = { NoAction; }\n"
+        '        @name("p") implementation = action_profile(32w4); }\n',
     ),
     "extern_method_unknown": ingress("        @@r.frobnicate();", "    register<bit<8>>(4) r;\n"),
     "extern_wrong_arg_count": ingress("        @@r.write(0);", "    register<bit<8>>(4) r;\n"),
