@@ -38,7 +38,7 @@ class ExternTables:
     calculations: list[Json] = field(default_factory=list)
     learn_lists: list[Json] = field(default_factory=list)
     # Digest name -> its struct type, for P4Info's type_info.
-    digest_types: dict[str, t.StructLike] = field(default_factory=dict)
+    digest_types: dict[str, t.StructLike | t.Tuple] = field(default_factory=dict)
     # (control instance path, id(Instantiation)) -> (JSON array kind, qualified name);
     # `scope` is the path of the control being compiled.  Instances declared at the top
     # level of the program are under TOP_LEVEL: one array shared by every control.
@@ -365,8 +365,10 @@ def _digest(
     if isinstance(data, ast.Cast):
         data = data.expr
     ty = data.type
+    if isinstance(ty, t.Tuple) and isinstance(data, ast.ListExpression):
+        return _tuple_digest(data, ty, enc.data(args[0]), enc, tables)
     if not isinstance(ty, t.StructLike) or ty.kind != "struct":
-        raise CompileError(data.pos, "digest data must be a struct")
+        raise CompileError(data.pos, "digest data must be a struct or a list {a, b}")
     prims: list[Json] = []
     if isinstance(data, ast.ListExpression | ast.StructExpression):
         root = ("digest", ty.name)
@@ -402,6 +404,38 @@ def _digest(
         raise CompileError(call.pos, f"digest type '{ty.name}' is sent from two different places")
     receiver = enc.data(args[0])
     id_node = node("hexstr", hexstr(existing["id"], 32))
+    return [*prims, primitive("generate_digest", [receiver, id_node])]
+
+
+def _tuple_digest(
+    data: ast.ListExpression,
+    ty: t.Tuple,
+    receiver: Json,
+    enc: ExpressionEncoder,
+    tables: ExternTables,
+) -> list[Json]:
+    """digest(receiver, {a, b}): the values copied into fields of their own, sent as a
+    learn list p4c names `digest_<n>` (P4Info types it as a tuple, issue430-1-bmv2)."""
+    if any(isinstance(item, t.StructLike) for item in ty.items):
+        raise CompileError(data.pos, "digest lists may only contain bit<W> values yet")
+    index = sum(
+        isinstance(tables.digest_types.get(ll["name"]), t.Tuple) for ll in tables.learn_lists
+    )
+    name = f"digest_{index}"
+    root = ("digest", name)
+    enc.layout.bind_struct(root, ty, f"tmp_{name}", f"tmp_{name}", data.pos)
+    prims, elements = [], []
+    for i, item in enumerate(data.items):
+        member = enc.layout.locations[(root, (f"[{i}]",))]
+        assert isinstance(member, FieldRef), "a tuple of bit<W> values is laid out as fields"
+        target = node("field", [member.instance, member.field])
+        prims.append(primitive("assign", [target, enc.data(item)]))
+        elements.append(target)
+    tables.learn_lists.append(
+        {"id": len(tables.learn_lists) + 1, "name": name, "elements": elements}
+    )
+    tables.digest_types[name] = ty
+    id_node = node("hexstr", hexstr(tables.learn_lists[-1]["id"], 32))
     return [*prims, primitive("generate_digest", [receiver, id_node])]
 
 

@@ -273,14 +273,20 @@ def _controller_headers(info: p4i.P4Info, program: Bmv2Program) -> None:
 
 
 def _digests(info: p4i.P4Info, program: Bmv2Program, alias: dict[str, str]) -> None:
-    """Each digest is named after its struct type, which type_info describes."""
+    """Each digest is named after its struct type, which type_info describes; a digest of
+    a list `{a, b}` is a tuple, as p4c types it."""
     ext = program.externs
     for d, ident in _with_ids(Prefix.DIGEST, ext.learn_lists):
         msg = info.digests.add()
         fill_preamble(msg.preamble, ident, d["name"], alias[d["name"]], [])
+        ty = ext.digest_types[d["name"]]
+        if isinstance(ty, t.Tuple):
+            for item in ty.items:
+                msg.type_spec.tuple.members.add().bitstring.bit.bitwidth = t.width_of(item)
+            continue
         msg.type_spec.struct.name = d["name"]
         struct = info.type_info.structs[d["name"]]
-        for fname, ftype in ext.digest_types[d["name"]].fields:
+        for fname, ftype in ty.fields:
             member = struct.members.add()
             member.name = fname
             member.type_spec.bitstring.bit.bitwidth = t.width_of(ftype)

@@ -112,6 +112,8 @@ class DigestEntries:
 
 def _sample(digest: DigestInfo, fields: list[bytes]) -> p4d.P4Data:
     members = [p4d.P4Data(bitstring=encode_uint(int.from_bytes(f, "big"))) for f in fields]
-    if not digest.is_struct and len(members) == 1:
+    if digest.kind == "tuple":
+        return p4d.P4Data(tuple=p4d.P4StructLike(members=members))
+    if digest.kind != "struct" and len(members) == 1:
         return members[0]
     return p4d.P4Data(struct=p4d.P4StructLike(members=members))

@@ -66,8 +66,9 @@ class ControllerHeader:
 class DigestInfo:
     id: int
     name: str
-    # A struct digest's samples are P4Data structs; any other type's a single value.
-    is_struct: bool
+    # The P4Info type_spec's kind: a struct digest's samples are P4Data structs, a
+    # tuple digest's (a list `{a, b}` in P4) tuples, any other type's a single value.
+    kind: str | None
 
 
 def _by_id(items: list[Any], what: str) -> dict[int, Any]:
@@ -120,7 +121,7 @@ class Resources:
         self.packet_out = next((h for h in headers if h.name == "packet_out"), None)
         self.digests: dict[int, DigestInfo] = _by_id(
             [
-                DigestInfo(d.preamble.id, d.preamble.name, d.type_spec.HasField("struct"))
+                DigestInfo(d.preamble.id, d.preamble.name, d.type_spec.WhichOneof("type_spec"))
                 for d in p4info.digests
             ],
             "digest",
