@@ -70,13 +70,38 @@ class SubparserInliner:
         self.inlined: set[str] = set()  # parsers copied into another
 
     def instances(self, parser: ast.ParserDeclaration) -> dict[str, ast.Instantiation]:
-        return {
+        """The sub-parser instances `parser` declares, and those its states apply by the
+        parser's own name (`Sub.apply(...)`, direct invocation: an instance without
+        constructor arguments, spec 15.1)."""
+        declared = {
             local.name: local
             for local in parser.locals
             if isinstance(local, ast.Instantiation)
             and isinstance(local.type_ref, ast.NamedTypeRef)
             and local.type_ref.name in self.parsers
         }
+        direct = {
+            name: ast.Instantiation(pos, name, ast.NamedTypeRef(pos, name), [])
+            for name, pos in self.directly_applied(parser)
+            if name not in declared
+        }
+        return {**declared, **direct}
+
+    def directly_applied(self, parser: ast.ParserDeclaration) -> list[tuple[str, SourcePos]]:
+        found = []
+        for state in parser.states:
+            for stmt in state.stmts:
+                if not isinstance(stmt, ast.MethodCallStatement):
+                    continue
+                func = stmt.call.func
+                if (
+                    isinstance(func, ast.Member)
+                    and func.member == "apply"
+                    and isinstance(func.expr, ast.Name)
+                    and func.expr.name in self.parsers
+                ):
+                    found.append((func.expr.name, func.pos))
+        return found
 
     def parser(self, parser: ast.ParserDeclaration) -> None:
         if parser.name in self.done:
@@ -152,11 +177,17 @@ class SubparserInliner:
         self.inlined.add(sub.name)
         names: dict[str, ast.Expression] = {}
         resets: list[ast.Statement] = []  # out arguments' headers, invalid at the call
-        for params, args, what in (
+        for params, given, what in (
             (sub.params, call.args, "apply"),
             (sub.ctor_params, inst.args, "constructor"),
         ):
-            if len(args) != len(params) or any(a.name for a in args):
+            # Parameters left out at the end take their default values (spec 6.8.2).
+            args = [*given, *(ast.Argument(p.pos, p.default) for p in params[len(given) :])]
+            if (
+                len(given) > len(params)
+                or any(a.value is None for a in args)
+                or any(a.name for a in given)
+            ):
                 raise CompileError(
                     call.pos if what == "apply" else inst.pos,
                     f"parser '{sub.name}' takes {len(params)} {what} arguments, by position",
