@@ -257,13 +257,22 @@ def action_profile_json(
     }
 
 
-def field_list(enc: ExpressionEncoder, e: ast.Expression) -> list[Json]:
-    """The inputs of a hash or checksum: a list of fields (`{a, b, c}`) or one field."""
+def field_list(
+    enc: ExpressionEncoder, e: ast.Expression, before: list[Json] | None = None
+) -> list[Json]:
+    """The inputs of a hash or checksum: a list of fields (`{a, b, c}`) or one field.
+    Where primitives may run first (`before`, a hash in an action or apply block), an
+    input computed by an expression (`f ^ 0xffff`, p4c's issue430-bmv2) is assigned to a
+    temporary field of its width, which the calculation reads."""
     items = e.items if isinstance(e, ast.ListExpression) else [e]
     result = []
     for item in items:
         # A varbit field counts with the bytes it holds, as BMv2 builds the input.
         value = enc.varbit(item) if isinstance(item.type, t.Varbit) else enc.data(item)
+        if value["type"] == "expression" and before is not None and isinstance(item.type, t.Bits):
+            tmp = node("field", [SCALARS, enc.layout.add_scalar("tmp", item.type, item.pos)])
+            before.append(primitive("assign", [tmp, value]))
+            value = tmp
         if value["type"] not in ("field", "hexstr", "header"):
             raise CompileError(item.pos, "hash and checksum inputs must be fields or constants")
         if value["type"] == "hexstr":
@@ -458,9 +467,11 @@ def _function(
         ]
     if name == "hash":
         algo = hash_algorithm(call.args[1])
-        calc = tables.new_calculation(algo, field_list(enc, args[3]))
+        computed: list[Json] = []
+        calc = tables.new_calculation(algo, field_list(enc, args[3], computed))
         dst, copy_out = _out(enc, args[0])
         return [
+            *computed,
             primitive(
                 "modify_field_with_hash_based_offset",
                 [dst, enc.data(args[2]), node("calculation", calc), enc.data(args[4])],
