@@ -97,6 +97,14 @@ class Bmv2Builder(
         pkg = self.checked.package
         if pkg.name != "V1Switch":
             raise CompileError(pkg.pos, "only the v1model architecture (V1Switch) is supported")
+        params = [b.param for b in self.checked.blocks]
+        if sorted(params) != sorted(V1MODEL_BLOCKS):
+            # A package of its own named V1Switch (p4c's issue1205-bmv2), not v1model's.
+            raise CompileError(
+                pkg.pos,
+                f"V1Switch takes v1model's six blocks ({', '.join(V1MODEL_BLOCKS)}), "
+                f"not ({', '.join(params)}): include <v1model.p4> and use its V1Switch",
+            )
         blocks = {V1MODEL_BLOCKS[b.param]: b.decl for b in self.checked.blocks}
         self.bind_storage(blocks)
         self.top_level_instances()

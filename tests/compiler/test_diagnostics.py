@@ -62,6 +62,15 @@ CASES = [
     (ingress("        if (m.x) { }"), 8, 13, "expected a value of type bool"),
     (HEADER + "#include <missing.p4>\n", 3, 10, "missing.p4"),
     (ingress("        m.x = 8w256;"), 8, 15, "does not fit"),
+    # A package of its own named V1Switch (p4c's issue1205-bmv2) is not v1model's.
+    (
+        "#include <core.p4>\nparser P();\ncontrol C();\npackage V1Switch(P p, C c);\n"
+        "parser MyP() { state start { transition accept; } }\n"
+        "control MyC() { apply { } }\nV1Switch(MyP(), MyC()) main;\n",
+        4,
+        9,
+        "V1Switch takes v1model's six blocks",
+    ),
     # Only a serializable enum is implicitly its underlying type, and two enums stay apart.
     (with_enums(ingress("        m.x = P.Q;")), 11, 15, "expected a value of type bit<8>"),
     (
