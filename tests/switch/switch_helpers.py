@@ -2,9 +2,11 @@
 
 import queue
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import grpc
 from finsy.proto import p4i, p4r, p4r_grpc, rpc_status
@@ -217,3 +219,13 @@ def insert(entry: p4r.TableEntry) -> p4r.Update:
 
 def modify(entity: p4r.Entity) -> p4r.Update:
     return p4r.Update(type=p4r.Update.MODIFY, entity=entity)
+
+
+def output_of(dataplane: Any, timeout: float = 30) -> list[tuple[int, bytes]]:
+    """The first (port, packet) batch the dataplane sends out within `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if output := dataplane.take_output():
+            return output
+        time.sleep(0.01)
+    return []

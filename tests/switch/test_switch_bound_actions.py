@@ -2,14 +2,13 @@
 in one, `put(hdr.h.c)` in another): P4Info names it once, the BMv2 JSON holds a copy per
 binding, and an entry written over P4Runtime runs the copy of the table it is in."""
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from finsy.proto import p4r
-from switch_helpers import Client, Program, insert, primary_with
+from switch_helpers import Client, Program, insert, output_of, primary_with
 
 PROGRAM = Path(__file__).resolve().parents[1] / "conformance" / "table_action_bound_per_table.p4"
 
@@ -32,15 +31,6 @@ def _put(program: Program, table: str, key: bytes, value: bytes) -> p4r.TableEnt
     return entry
 
 
-def _output(dataplane: Any, timeout: float = 30) -> list[tuple[int, bytes]]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if output := dataplane.take_output():
-            return output
-        time.sleep(0.01)
-    return []
-
-
 def test_p4info_names_the_action_once(program: Program) -> None:
     assert [a.preamble.name for a in program.p4info.actions].count("MyIngress.put") == 1
 
@@ -52,4 +42,4 @@ def test_each_table_runs_its_own_binding(client: Client, program: Program, datap
         insert(_put(program, "MyIngress.t3", b"\x07", b"\x33")),
     )
     dataplane.inject(0, bytes.fromhex("0100000007000800"))
-    assert _output(dataplane) == [(1, bytes.fromhex("0111220007000833"))]
+    assert output_of(dataplane) == [(1, bytes.fromhex("0111220007000833"))]

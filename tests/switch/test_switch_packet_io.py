@@ -1,10 +1,9 @@
 """Packet-in and packet-out on the StreamChannel, through CPU port 255."""
 
-import time
 from typing import Any
 
 from finsy.proto import p4r, rpc_code
-from switch_helpers import Client, Program, insert
+from switch_helpers import Client, Program, insert, output_of
 
 FRAME = bytes.fromhex("0000000000020000000000010800") + b"payload"
 
@@ -26,15 +25,6 @@ def _packet_out(*metadata: tuple[int, bytes]) -> p4r.StreamMessageRequest:
     )
 
 
-def _output(dataplane: Any, timeout: float = 30) -> list[tuple[int, bytes]]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if output := dataplane.take_output():
-            return output
-        time.sleep(0.01)
-    return []
-
-
 def test_packet_in(externs_client: Client, externs: Program, cpu_dataplane: Any) -> None:
     externs_client.write(insert(_to_cpu(externs, 2)))
     cpu_dataplane.inject(2, FRAME)
@@ -50,13 +40,13 @@ def test_packet_in(externs_client: Client, externs: Program, cpu_dataplane: Any)
 def test_packet_out(externs_client: Client, cpu_dataplane: Any) -> None:
     cpu_dataplane.take_output()
     externs_client.streams[0].send(_packet_out((1, b"\x03"), (2, b"\x00")))
-    assert _output(cpu_dataplane) == [(3, FRAME)]
+    assert output_of(cpu_dataplane) == [(3, FRAME)]
 
 
 def test_packet_out_without_its_padding_field(externs_client: Client, cpu_dataplane: Any) -> None:
     cpu_dataplane.take_output()
     externs_client.streams[0].send(_packet_out((1, b"\x03")))
-    assert _output(cpu_dataplane) == [(3, FRAME)]
+    assert output_of(cpu_dataplane) == [(3, FRAME)]
 
 
 def test_bad_packet_out_is_answered_on_the_stream(externs_client: Client) -> None:
