@@ -156,7 +156,20 @@ class Extern(Type):
     type_args: dict[str, Type] = field(default_factory=dict)
 
     def __str__(self) -> str:
-        return f"extern {self.name}"
+        args = f"<{', '.join(map(str, self.type_args.values()))}>" if self.type_args else ""
+        return f"extern {self.name}{args}"
+
+
+def same_extern_type(a: Type | None, b: Type | None) -> bool:
+    """Two uses of one extern with equal type arguments: the same type (Extern compares by
+    identity, as each reference makes its own while its type variables are inferred)."""
+    return (
+        isinstance(a, Extern)
+        and isinstance(b, Extern)
+        and a.decl is b.decl
+        and a.type_args.keys() == b.type_args.keys()
+        and all(a.type_args[k] == b.type_args[k] for k in a.type_args)
+    )
 
 
 @dataclass(eq=False)

@@ -103,10 +103,15 @@ class ExternTables:
 
     def instance(self, decl: ast.Instantiation) -> tuple[str, str] | None:
         """(JSON array kind, name) of an extern instance as the control being compiled
-        sees it: its own instance, else one declared at the top level."""
-        return self.instances.get((self.scope, id(decl))) or self.instances.get(
-            (TOP_LEVEL, id(decl))
-        )
+        sees it: its own instance, else the nearest enclosing control's (an extern passed
+        down as a directionless apply argument), else one declared at the top level."""
+        scope = self.scope
+        while True:
+            if (found := self.instances.get((scope, id(decl)))) is not None:
+                return found
+            if "." not in scope:
+                return self.instances.get((TOP_LEVEL, id(decl)))
+            scope = scope.rsplit(".", 1)[0]
 
     def bind_direct(self, kind: str, name: str, table: str, size: int) -> None:
         """Create the array of a direct counter or meter once its table is known."""
@@ -265,6 +270,10 @@ def field_list(
     input computed by an expression (`f ^ 0xffff`, p4c's issue430-bmv2) is assigned to a
     temporary field of its width, which the calculation reads."""
     items = e.items if isinstance(e, ast.ListExpression) else [e]
+    if before is None:
+        # Where nothing may run first (a checksum control), `a ++ b` is the bits of a
+        # then of b: the calculation reads the two fields in turn (p4c's issue1765-bmv2).
+        items = [part for item in items for part in _concatenated(item)]
     result = []
     for item in items:
         # A varbit field counts with the bytes it holds, as BMv2 builds the input.
@@ -307,6 +316,13 @@ def _data_fields(e: ast.Expression, enc: ExpressionEncoder) -> list[Json]:
     return [node("field", [loc.instance, loc.field])]
 
 
+def _concatenated(e: ast.Expression) -> list[ast.Expression]:
+    """The operands of `a ++ b ++ ...`, in order; any other expression alone."""
+    if isinstance(e, ast.Binary) and e.op == "++":
+        return [*_concatenated(e.left), *_concatenated(e.right)]
+    return [e]
+
+
 def primitive(name: str, params: list[Json]) -> Json:
     """A primitive call; its parameters in the form JSON_format.md's "actions" gives
     them (an expression parameter wraps its expression once more, see `param`)."""
@@ -322,6 +338,8 @@ def call_primitives(call: ast.Call, enc: ExpressionEncoder, tables: ExternTables
     if isinstance(sym, Symbol) and sym.kind == "method":
         assert isinstance(call.func, ast.Member)
         obj = call.func.expr
+        while (bound := enc.bound(obj)) is not None:
+            obj = bound
         inst_decl = getattr(obj, "ref", None)
         info = tables.instance(inst_decl.decl) if isinstance(inst_decl, Symbol) else None
         if info is None:

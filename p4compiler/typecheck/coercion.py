@@ -25,7 +25,7 @@ class Coercion:
             self.default_items(e, want)
         if got == want or isinstance(want, t.DontCareType | t.TypeVar):
             return
-        if t.same_stack_type(got, want):
+        if t.same_stack_type(got, want) or t.same_extern_type(got, want):
             return
         if isinstance(got, t.InfInt) and isinstance(want, t.Bits):
             self.retype_constant(e, want)

@@ -79,6 +79,15 @@ CASES = [
         13,
         "operands have different types: enum E1 and enum E2",
     ),
+    # An extern passed to a control must have the parameter's type arguments.
+    (
+        ingress("        s.apply(r);", "    register<bit<16>>(4) r;\n    Sub() s;\n").replace(
+            TYPES, TYPES + "control Sub(register<bit<8>> cells) { apply { } }\n", 1
+        ),
+        11,
+        17,
+        "expected a value of type extern register<bit<8>>, found extern register<bit<16>>",
+    ),
 ]
 
 
