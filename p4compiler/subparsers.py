@@ -13,7 +13,8 @@ becomes
     state s_after_sub_0 { B; transition T; }
 
 with the sub-parser's parameters standing for the call's arguments, its constructor
-parameters for its constructor arguments, and its locals renamed into the caller. Its
+parameters for its constructor arguments, and its locals renamed into the caller (a
+value set once per instance, since the control plane sees one per instance). Its
 `reject` is the caller's. An `out` argument starts uninitialized (spec: calling
 convention): the entry state makes its headers invalid, found through the declared
 type (typedefs, structs, unions and stacks followed; for a type parameter, the type of
@@ -26,6 +27,7 @@ import copy
 
 from p4compiler import ast
 from p4compiler.diagnostics import CompileError, SourcePos
+from p4compiler.names import annotated_name, local_name
 from p4compiler.rewrite import declarations_to_locals, fresh_names, substitute
 
 
@@ -68,6 +70,7 @@ class SubparserInliner:
         self.done: set[str] = set()
         self.active: set[str] = set()
         self.inlined: set[str] = set()  # parsers copied into another
+        self.value_sets: dict[tuple[int, str, str], str] = {}
 
     def instances(self, parser: ast.ParserDeclaration) -> dict[str, ast.Instantiation]:
         """The sub-parser instances `parser` declares, and those its states apply by the
@@ -198,11 +201,15 @@ class SubparserInliner:
                     resets += self.uninitialized(param, type_ref, argument.value)
                 names[param.name] = argument.value
         for local in sub.locals:
+            if isinstance(local, ast.ValueSetDeclaration):
+                names[local.name] = ast.Name(local.pos, self.value_set(caller, inst, local))
+                continue
             if not isinstance(local, ast.VariableDeclaration | ast.ConstantDeclaration):
                 raise CompileError(local.pos, "this local of a sub-parser is not supported yet")
             renamed = f"{prefix}_{local.name}"
             names[local.name] = ast.Name(local.pos, renamed)
             local.name = renamed
+        sub.locals = [loc for loc in sub.locals if not isinstance(loc, ast.ValueSetDeclaration)]
         state_names = {s.name: f"{prefix}_{s.name}" for s in sub.states}
         # Locals are initialised at each call, as the sub-parser starts; resets name the
         # caller's arguments, so they are added after the substitution below.
@@ -223,6 +230,25 @@ class SubparserInliner:
             _rename_states(state, state_names, accept)
             states.append(substitute(state, names))
         return states
+
+    def value_set(
+        self, caller: ast.ParserDeclaration, inst: ast.Instantiation, vset: ast.ValueSetDeclaration
+    ) -> str:
+        """The caller's name for a value set of the sub-parser instance `inst`. There is
+        one per instance, however many times it is applied, as for any instance's
+        objects; the control plane sees it as `Caller.inst.vset`, as p4c names it."""
+        key = (id(caller), inst.name, vset.name)
+        if key not in self.value_sets:
+            moved = copy.deepcopy(vset)
+            moved.name = self.names.fresh().replace("tmp", f"{inst.name}_{vset.name}")
+            path = local_name(vset, annotated_name(inst.annotations) or inst.name)
+            moved.annotations = [a for a in moved.annotations if a.name != "name"]
+            moved.annotations.append(
+                ast.Annotation(vset.pos, "name", exprs=[ast.StringLiteral(vset.pos, path)])
+            )
+            caller.locals.append(moved)
+            self.value_sets[key] = moved.name
+        return self.value_sets[key]
 
     def argument_type(
         self,
