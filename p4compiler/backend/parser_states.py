@@ -30,7 +30,8 @@ from p4compiler.backend.storage import (
     UnionStackRef,
 )
 from p4compiler.diagnostics import CompileError
-from p4compiler.names import qualified_name
+from p4compiler.names import expression_text, qualified_name
+from p4compiler.rewrite import nodes
 from p4compiler.typecheck import Symbol, const_value, value_set_fields
 
 
@@ -120,8 +121,15 @@ class ParserLowering:
                     and local.init is not None
                 ):
                     ops += self.parser_assign(assignments.variable(local), local.init, enc)
+            extracted: set[str] = set()
             for stmt in state.stmts:
+                stack = _extracted_stack(stmt)
+                if stack is None:
+                    _next_as_last(stmt, extracted)
                 ops.extend(self.parser_op(stmt, enc, decl.name))
+                if stack is not None:
+                    extracted.add(stack)
+            _next_as_last(state.transition, extracted)
             transitions, key = self.transitions(state, enc, ops)
             states.append(
                 {
@@ -259,6 +267,42 @@ class ParserLowering:
     @staticmethod
     def transition(kind: str, value: str | None, mask: str | None, nxt: str | None) -> Json:
         return {"type": kind, "value": value, "mask": mask, "next_state": nxt}
+
+
+def _extracted_stack(stmt: ast.Statement) -> str | None:
+    """The stack `extract(hs.next)` (or `extract(u.next.m)`, a union stack's) fills."""
+    if not isinstance(stmt, ast.MethodCallStatement):
+        return None
+    sym = stmt.call.ref
+    if not (isinstance(sym, Symbol) and sym.name == "extract" and stmt.call.args):
+        return None
+    arg = stmt.call.args[0].value
+    if isinstance(arg, ast.Member) and isinstance(arg.expr, ast.Member):
+        arg = arg.expr if arg.expr.member == "next" else arg
+    if (
+        isinstance(arg, ast.Member)
+        and arg.member == "next"
+        and isinstance(arg.expr.type, t.HeaderStack)
+    ):
+        return expression_text(arg.expr)
+    return None
+
+
+def _next_as_last(tree: object, extracted: set[str]) -> None:
+    """`hs.next` read after the state's `extract(hs.next)` is the element just extracted,
+    `hs.last`, as p4c's parser unrolling makes it (it gives `next` the index it had when
+    the state began: p4c's issue692-bmv2 selects on `hs.next.y` right after extracting
+    hs.next). BMv2 has no way to read `next` (JSON_format.md: stack_field is the last)."""
+    if not extracted:
+        return
+    for n in nodes(tree):
+        if (
+            isinstance(n, ast.Member)
+            and n.member == "next"
+            and isinstance(n.expr.type, t.HeaderStack)
+            and expression_text(n.expr) in extracted
+        ):
+            n.member = "last"
 
 
 def value_set_info(decl: ast.ValueSetDeclaration, parser: ast.ParserDeclaration) -> ValueSetInfo:
