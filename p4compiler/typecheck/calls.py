@@ -157,6 +157,8 @@ class Calls:
     def named_call(self, e: ast.Call, func: ast.Name, scope: Scope) -> t.Type:
         """`f(...)`: an extern function, an action or a function."""
         sym = self.lookup(func, scope)
+        if sym.function is not None:
+            sym = sym.function
         func.ref = sym
         e.ref = sym
         if sym.kind == "extern_function" and sym.name == "static_assert":

@@ -28,6 +28,13 @@ class Declarations:
             if sym.kind == "extern_function" and old.kind == "extern_function":
                 old.overloads.extend(sym.overloads)
                 return
+            if {sym.kind, old.kind} == {"type", "extern_function"}:
+                # p4c accepts a type named as an extern function (p4c's issue1670-bmv2
+                # names its checksum control verify_checksum): a call means the function.
+                named, function = (sym, old) if sym.kind == "type" else (old, sym)
+                named.function = function
+                scope.names[sym.name] = named
+                return
             raise CompileError(pos, f"'{sym.name}' is already declared")
         scope.names[sym.name] = sym
 

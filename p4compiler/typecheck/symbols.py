@@ -25,6 +25,9 @@ class Symbol:
     direction: str = ""  # parameters
     overloads: list[ast.FunctionPrototype] = field(default_factory=list)
     owner: Any = None  # the enclosing parser/control/action declaration, if any
+    # A type's namesake extern function (`control verify_checksum(...)` beside v1model's
+    # verify_checksum): p4c resolves a call to the function, anything else to the type.
+    function: Symbol | None = None
 
 
 class Scope:

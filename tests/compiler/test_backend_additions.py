@@ -261,3 +261,34 @@ def test_support_timeout_and_padded_header_types(compile_text: CompileText) -> N
     bad = compile_text(program.replace("support_timeout = true", "support_timeout = 3"))
     assert bad.status == 1
     assert "support_timeout must be true or false" in bad.err
+
+
+def test_a_call_of_a_function_named_like_a_control_calls_the_function(
+    compile_text: CompileText,
+) -> None:
+    # A control named verify_checksum beside v1model's extern function: the constructor
+    # call builds the package from the control, and a call statement is the function's.
+    program = """#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<16> a; bit<16> csum; }
+struct hs { h_t h; }
+struct meta_t { }
+parser P(packet_in pk, out hs hdr, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pk.extract(hdr.h); transition accept; }
+}
+control verify_checksum(inout hs hdr, inout meta_t m) {
+    apply { }
+}
+control V(inout hs hdr, inout meta_t m) {
+    apply { verify_checksum(true, { hdr.h.a }, hdr.h.csum, HashAlgorithm.csum16); }
+}
+control I(inout hs hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control E(inout hs hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control C(inout hs hdr, inout meta_t m) { apply { } }
+control D(packet_out pk, in hs hdr) { apply { pk.emit(hdr); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+    result = compile_text(program)
+    assert result.status == 0, result.err
+    [checksum] = json.loads(result.json_path.read_text())["checksums"]
+    assert (checksum["verify"], checksum["target"]) == (True, ["h", "csum"])
