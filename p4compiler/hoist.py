@@ -63,6 +63,23 @@ def _type_ref(ty: t.Type | None, pos: SourcePos) -> ast.TypeRef | None:
     return None
 
 
+def _own_expressions(s: ast.Statement) -> list[ast.Expression | None]:
+    """The expressions a statement evaluates itself, not those of statements inside it."""
+    if isinstance(s, ast.MethodCallStatement):
+        return [s.call]
+    if isinstance(s, ast.IfStatement):
+        return [s.cond]
+    if isinstance(s, ast.SwitchStatement):
+        return [s.expr]
+    if isinstance(s, ast.Assignment):
+        return [s.lhs, s.rhs]
+    if isinstance(s, ast.VariableDeclaration):
+        return [s.init]
+    if isinstance(s, ast.ReturnStatement):
+        return [s.value]
+    return []
+
+
 def _table_hit(e: Any) -> bool:  # noqa: ANN401 - any AST node
     """`t.apply().hit` or `.miss`: only a table's apply() has these members."""
     return (
@@ -124,6 +141,8 @@ class Hoister(StatementRewriter):
         self.copies: dict[int, Any] = {}
         self.pristine = copy.deepcopy(program, self.copies)
         self.checked: ast.Program | None = None
+        # Per control: table name -> (variable, key expression) of its hoisted keys.
+        self.key_values: dict[str, list[tuple[str, ast.Expression]]] = {}
 
     # ---- which calls ---------------------------------------------------------------
 
@@ -354,6 +373,10 @@ class Hoister(StatementRewriter):
         return ast.Name(e.pos, flag.name)
 
     def call(self, e: ast.Call, pre: list, conditional: bool) -> ast.Expression:
+        if isinstance(e.func, ast.Member) and self.needs_hoisting(e.func.expr):
+            # A method of a function's value, `f().isValid()` (p4c's issue3001-1): the
+            # object first, then the arguments.
+            e.func.expr = self.expr(e.func.expr, pre, conditional)
         self.arguments(e, pre, conditional)
         f = self.hoisted_function(e)
         if f is None:
@@ -376,6 +399,9 @@ class Hoister(StatementRewriter):
         return e is not None and self.hoisted_function(e) is not None
 
     def stmt(self, s: ast.Statement) -> list[ast.Statement]:
+        return [*self.stmts(self.key_assignments(s)), *self.statement(s)]
+
+    def statement(self, s: ast.Statement) -> list[ast.Statement]:
         pre: list[ast.Statement] = []
         peeks = _peek(s.rhs) and s.op == "=" if isinstance(s, ast.Assignment) else False
         if peeks or (isinstance(s, ast.VariableDeclaration) and _peek(s.init)):
@@ -429,6 +455,7 @@ class Hoister(StatementRewriter):
         """A control's variables are initialised, in order, when it is applied. Where an
         initialiser needs hoisting, every initialiser moves to the start of the apply
         block (keeping their order), where statements can be put before it."""
+        self.hoist_keys(control)
         variables = [d for d in control.locals if isinstance(d, ast.VariableDeclaration) and d.init]
         if not any(self.needs_hoisting(d.init) for d in variables if d.init is not None):
             return
@@ -438,6 +465,49 @@ class Hoister(StatementRewriter):
             starts.append(ast.Assignment(d.pos, ast.Name(d.pos, d.name), d.init))
             d.init = None
         control.body.stmts[:0] = starts
+
+    def leave_control(self, control: ast.ControlDeclaration) -> None:
+        self.key_values = {}
+
+    def hoist_keys(self, control: ast.ControlDeclaration) -> None:
+        """A table key that needs hoisting (`sub.apply().hit : exact @name("k")`, p4c's
+        issue2362-bmv2) reads a control variable of its own, which each application of
+        the table assigns first, as p4c's side-effect ordering does. Only a key with a
+        `@name` is moved: any other is an error for want of a name (see names.py), as in
+        p4c, and keeps its expression for that message."""
+        for table in [d for d in control.locals if isinstance(d, ast.TableDeclaration)]:
+            key = table.property("key")
+            if not isinstance(key, ast.KeyProperty):
+                continue
+            for element in key.elements:
+                named = ast.find_annotation(element.annotations, "name") is not None
+                if not (named and self.needs_hoisting(element.expr)):
+                    continue
+                type_ref = _type_ref(self.type_of(element.expr), element.pos)
+                if type_ref is None:
+                    raise CompileError(element.pos, "this key's type cannot be held in a variable")
+                variable = ast.VariableDeclaration(element.pos, self.names.fresh(), type_ref, None)
+                control.locals.insert(control.locals.index(table), variable)
+                self.key_values.setdefault(table.name, []).append((variable.name, element.expr))
+                element.expr = ast.Name(element.pos, variable.name)
+
+    def key_assignments(self, s: ast.Statement) -> list[ast.Statement]:
+        """`key_variable = key expression;` for each hoisted key of each table that `s`
+        itself applies, in the order the tables are applied."""
+        if not self.key_values:
+            return []
+        assignments: list[ast.Statement] = []
+        for n in nodes(_own_expressions(s)):
+            if (
+                isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Member)
+                and n.func.member == "apply"
+                and isinstance(n.func.expr, ast.Name)
+            ):
+                for name, value in self.key_values.get(n.func.expr.name, []):
+                    target = ast.Name(n.pos, name)
+                    assignments.append(ast.Assignment(n.pos, target, copy.deepcopy(value)))
+        return assignments
 
     def target_indices(self, e: ast.Expression, pre: list, save: bool) -> None:
         """The run-time indices in an assignment's target, left to right: calls in them

@@ -1,6 +1,6 @@
 // An extern instance passed to a control's apply as a directionless argument
-// (P4_16 spec 14.1, "Control parameters": a parameter with no direction may be an
-// extern object; and 6.8, "Calling convention": it is passed by reference, not
+// (P4_16 spec, "Control blocks": a parameter with no direction may be an extern
+// object; and 6.8, "Calling convention": an extern is passed by reference, not
 // copied). The called control's method calls act on the caller's instance, as
 // p4c's issue1958 does. Two instances of one control get different registers,
 // and a control nested two deep reaches the outermost one.

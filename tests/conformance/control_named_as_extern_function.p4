@@ -1,7 +1,7 @@
 // A control named as v1model's extern function verify_checksum, as p4c's
-// issue1670-bmv2 names its checksum-verification control. A type and a function
-// are told apart by use (P4_16 spec 6.4, "Scopes"; p4c resolves a constructor
-// call to the type): the package is built from the control, and calls of the
+// issue1670-bmv2 names its checksum-verification control. p4c tells the type and
+// the function apart by use: a constructor call names the type, a call statement
+// the function. So the package is built from the control, and calls of the
 // extern functions (update_checksum here) still mean the functions.
 
 #include <core.p4>
