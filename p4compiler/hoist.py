@@ -8,8 +8,10 @@ The back end inlines such a function only where its value goes straight into a v
 condition. Anywhere else (`x = f(a) + 1;`, `if (f(a) == 2)`, `bool h = t.apply().hit;`)
 the value is hoisted before its statement into a new temporary, `T tmp = f(...);` or
 `bool tmp; if (t.apply().hit) tmp = true; else tmp = false;`, and the expression reads
-the temporary, as p4c's side-effect ordering does. (In a parser state a function whose
-body branches is then inlined by parser_functions.py, since the back end cannot.)
+the temporary, as p4c's side-effect ordering does. A table key that needs hoisting
+reads a variable of its own, assigned before each statement that applies the table.
+(In a parser state a function whose body branches is then inlined by
+parser_functions.py, since the back end cannot.)
 
 The P4_16 spec evaluates an expression left to right ("Expression evaluation order")
 and calls with copy-in and copy-out ("Calling convention"). Hoisting keeps that order:
