@@ -7,6 +7,7 @@ pub mod checksum;
 pub mod expr;
 mod externs;
 mod header_writes;
+mod log_text;
 pub mod meter;
 pub mod parser;
 mod registers;
@@ -18,11 +19,12 @@ use std::sync::Mutex;
 use crate::packet::Phv;
 use crate::program::MeterUnit;
 use crate::program::{
-    ActionCall, Control, EntryAction, KeySource, Node, Primitive, Program, Table,
+    ActionCall, Control, EntryAction, KeySource, LogArg, Node, Primitive, Program, Table,
 };
 use crate::sync::lock;
 use action_profile::ProfileState;
 use expr::eval;
+use log_text::header_text;
 use meter::Meter;
 use registers::HeldRegisters;
 use table::TableState;
@@ -371,7 +373,13 @@ impl Exec<'_> {
             }
             Primitive::Log { fmt, args } => {
                 if self.trace {
-                    let vals: Vec<String> = args.iter().map(|a| ev(phv, a).to_string()).collect();
+                    let vals: Vec<String> = args
+                        .iter()
+                        .map(|a| match a {
+                            LogArg::Value(e) => ev(phv, e).to_string(),
+                            LogArg::Header(h) => header_text(prog, phv, *h),
+                        })
+                        .collect();
                     eprintln!("[dp]   log_msg \"{fmt}\" {}", vals.join(", "));
                 }
             }

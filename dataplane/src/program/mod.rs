@@ -280,9 +280,17 @@ pub enum Primitive {
     JumpIfZero(Expr, usize),
     Log {
         fmt: String,
-        args: Vec<Expr>,
+        args: Vec<LogArg>,
     },
     Assert(Expr),
+}
+
+/// One value `log_msg` prints: data, or a whole header (BMv2 prints its
+/// validity and fields, p4c's issue2201-bmv2).
+#[derive(Debug)]
+pub enum LogArg {
+    Value(Expr),
+    Header(usize),
 }
 
 impl Primitive {

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::operands::Operands;
 use super::{type_of, Loader, Result, Scope};
-use crate::program::{BinOp, Expr, Primitive};
+use crate::program::{BinOp, Expr, LogArg, Primitive};
 
 /// One primitive being read, with what its data parameters may refer to.
 struct Call<'a> {
@@ -343,13 +343,14 @@ impl Loader {
                     .enumerate()
                     .map(|(i, x)| {
                         let w = format!("{what}: parameters_vector item {i}");
-                        self.param(
-                            x,
-                            Scope {
-                                what: &w,
-                                params: c.params,
-                            },
-                        )
+                        if type_of(x) == "header" {
+                            return Ok(LogArg::Header(self.header(&x["value"], &w)?));
+                        }
+                        let scope = Scope {
+                            what: &w,
+                            params: c.params,
+                        };
+                        Ok(LogArg::Value(self.param(x, scope)?))
                     })
                     .collect::<Result<Vec<_>>>()?;
                 Primitive::Log { fmt, args }
