@@ -68,12 +68,12 @@ class ParserLowering:
             and isinstance(stack := enc.locate(arg.expr.expr), UnionStackRef)
         ):
             # `u.next.m`: member m of the union stack's next element (JSON_format.md,
-            # parser operations: extract of type union_stack).
-            if len(call.args) != 1 or self._has_varbit(f"{stack.name}[0].{arg.member}"):
-                raise CompileError(call.pos, "stacks of variable-size headers are not supported")
-            target = node("union_stack", [stack.name, arg.member])
-            return {"parameters": [target], "op": "extract"}
-        if isinstance(arg, ast.Member) and arg.member == "next":
+            # parser operations: extract of type union_stack; extract_VL for a member
+            # with a varbit field, as BMv2's parser takes it and p4c's issue561-bmv2
+            # parses TCP options).
+            header = node("union_stack", [stack.name, arg.member])
+            varbit = self._has_varbit(f"{stack.name}[0].{arg.member}")
+        elif isinstance(arg, ast.Member) and arg.member == "next":
             stack = enc.locate(arg.expr)
             assert isinstance(stack, StackRef)
             # As p4c gives it: extract_VL of type "stack" for headers with a varbit.

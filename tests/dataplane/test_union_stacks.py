@@ -291,6 +291,33 @@ STATES = ["parsers", 0, "parse_states"]
             ),
             "a union_stack_field can only be a parse state's transition_key entry",
         ),
+        # A member with a varbit field is extracted with its length (extract_VL), and
+        # only such a member.
+        (
+            changed(
+                ["header_types", 3],
+                {
+                    "name": "b_t",
+                    "id": 3,
+                    "fields": [["kind", 8, False], ["y", 16, False], ["data", "*"]],
+                    "max_length": 7,
+                },
+            ),
+            "union stack member 'opts\\[0\\].b' has a varbit field; extract it with extract_VL",
+        ),
+        (
+            changed(
+                [*STATES, 1, "parser_ops", 0],
+                {
+                    "op": "extract_VL",
+                    "parameters": [
+                        {"type": "union_stack", "value": ["opts", "a"]},
+                        expression(hexstr("0x08")),
+                    ],
+                },
+            ),
+            "union stack member 'opts\\[0\\].a' has no varbit field",
+        ),
     ],
 )
 def test_bad_union_stacks_are_rejected(prog: dict, message: str) -> None:

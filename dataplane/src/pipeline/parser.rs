@@ -56,18 +56,23 @@ pub fn parse(exec: &mut Exec, phv: &mut Phv, data: &[u8]) -> usize {
                         return pos;
                     }
                 }
-                ParserOp::ExtractUnionNext { stack, member } => {
-                    let us = &prog.union_stacks[*stack];
-                    let Some(&u) = us.unions.get(phv.union_next[*stack]) else {
-                        let err = u128::from(prog.error_stack_out_of_bounds);
-                        set_error(prog, phv, err, exec.trace);
-                        return pos;
-                    };
-                    let h = prog.unions[u].headers[*member];
-                    if !extract(prog, phv, data, &mut pos, h, 0, exec.trace) {
+                ParserOp::ExtractUnionNext {
+                    stack,
+                    member,
+                    size,
+                } => {
+                    let (trace, size) = (exec.trace, size.as_ref());
+                    if !extract_union_next(
+                        prog,
+                        phv,
+                        data,
+                        &mut pos,
+                        (*stack, *member),
+                        size,
+                        trace,
+                    ) {
                         return pos;
                     }
-                    phv.union_next[*stack] += 1;
                 }
                 ParserOp::Set(f, e) => {
                     let v = eval(prog, phv, &[], e) as u128;
@@ -188,21 +193,61 @@ fn extract_next(
         set_error(prog, phv, err, trace);
         return false;
     };
-    let var_bytes = match size {
-        Some(size) => {
-            let bits = eval(prog, phv, &[], size);
-            match varbit_bytes(prog, phv, h, bits, trace) {
-                Some(n) => n,
-                None => return false,
-            }
-        }
-        None => 0,
+    let Some(var_bytes) = sized(prog, phv, h, size, trace) else {
+        return false;
     };
     if !extract(prog, phv, data, pos, h, var_bytes, trace) {
         return false;
     }
     phv.next[st] += 1;
     true
+}
+
+/// Extract into member `member` of a union stack's next element (with a
+/// varbit length for a member that has a varbit field); false when parsing
+/// stops.
+fn extract_union_next(
+    prog: &Program,
+    phv: &mut Phv,
+    data: &[u8],
+    pos: &mut usize,
+    (stack, member): (usize, usize),
+    size: Option<&Expr>,
+    trace: bool,
+) -> bool {
+    let us = &prog.union_stacks[stack];
+    let Some(&u) = us.unions.get(phv.union_next[stack]) else {
+        let err = u128::from(prog.error_stack_out_of_bounds);
+        set_error(prog, phv, err, trace);
+        return false;
+    };
+    let h = prog.unions[u].headers[member];
+    let Some(var_bytes) = sized(prog, phv, h, size, trace) else {
+        return false;
+    };
+    if !extract(prog, phv, data, pos, h, var_bytes, trace) {
+        return false;
+    }
+    phv.union_next[stack] += 1;
+    true
+}
+
+/// The varbit bytes of an extract into `h`: 0 without a length, else the
+/// length `size` evaluates to (None with parser_error set, see `varbit_bytes`).
+fn sized(
+    prog: &Program,
+    phv: &mut Phv,
+    h: usize,
+    size: Option<&Expr>,
+    trace: bool,
+) -> Option<usize> {
+    match size {
+        Some(size) => {
+            let bits = eval(prog, phv, &[], size);
+            varbit_bytes(prog, phv, h, bits, trace)
+        }
+        None => Some(0),
+    }
 }
 
 /// The varbit length of `extract(hdr, bits)` in bytes, or None with

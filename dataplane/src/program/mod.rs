@@ -476,10 +476,12 @@ pub enum ParserOp {
     /// `extract(hs.next, bits)`: the next element of a stack whose header has a
     /// varbit field of `bits` bits.
     ExtractNextVarbit(usize, Expr),
-    /// Extract into member `member` of the next element of a union stack.
+    /// Extract into member `member` of the next element of a union stack;
+    /// with `size`, a member whose varbit field is `size` bits (`extract_VL`).
     ExtractUnionNext {
         stack: usize,
         member: usize,
+        size: Option<Expr>,
     },
     Set(usize, Expr),
     /// `field = packet.lookahead<bit<width>>()`: (field, offset, width).

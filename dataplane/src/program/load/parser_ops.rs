@@ -29,8 +29,12 @@ impl Loader {
                         ParserOp::ExtractNext(self.extract_stack(&a["value"], false, opw)?)
                     }
                     "union_stack" => {
-                        let (stack, member) = self.union_stack_target(&a["value"], opw)?;
-                        ParserOp::ExtractUnionNext { stack, member }
+                        let (stack, member) = self.union_stack_target(&a["value"], false, opw)?;
+                        ParserOp::ExtractUnionNext {
+                            stack,
+                            member,
+                            size: None,
+                        }
                     }
                     other => {
                         return Err(format!("{opw}: extract of type '{other}' is not supported"))
@@ -50,11 +54,21 @@ impl Loader {
                 }
                 let size = self.expr(&len["value"], osc)?;
                 let target = args.get(0)?;
-                if type_of(target) == "stack" {
-                    let st = self.extract_stack(&target["value"], true, opw)?;
-                    ParserOp::ExtractNextVarbit(st, size)
-                } else {
-                    ParserOp::ExtractVarbit(self.varbit_header(target, opw)?, size)
+                match type_of(target) {
+                    "stack" => {
+                        let st = self.extract_stack(&target["value"], true, opw)?;
+                        ParserOp::ExtractNextVarbit(st, size)
+                    }
+                    "union_stack" => {
+                        let (stack, member) =
+                            self.union_stack_target(&target["value"], true, opw)?;
+                        ParserOp::ExtractUnionNext {
+                            stack,
+                            member,
+                            size: Some(size),
+                        }
+                    }
+                    _ => ParserOp::ExtractVarbit(self.varbit_header(target, opw)?, size),
                 }
             }
             "set" => {

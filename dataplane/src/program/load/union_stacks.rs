@@ -35,12 +35,6 @@ impl Loader {
                         s.union_type
                     ));
                 }
-                // Union stack extracts have no length argument, as for stacks.
-                if headers.iter().any(|&h| self.headers[h].varbit.is_some()) {
-                    return Err(format!(
-                        "{what}: members with a varbit field are not supported"
-                    ));
-                }
                 unions.push(u);
             }
             if unions.is_empty() {
@@ -93,14 +87,32 @@ impl Loader {
     }
 
     /// An extract's `union_stack` value: `[union stack, member]`.
-    pub(super) fn union_stack_target(&self, v: &Value, what: &str) -> Result<(usize, usize)> {
+    pub(super) fn union_stack_target(
+        &self,
+        v: &Value,
+        varbit: bool,
+        what: &str,
+    ) -> Result<(usize, usize)> {
         let Some([s, m]) = v.as_array().map(Vec::as_slice) else {
             return Err(format!(
                 "{what}: a union_stack extract names [union stack, member], got {v}"
             ));
         };
         let st = self.union_stack(s, what)?;
-        Ok((st, self.union_stack_member(st, m, what)?))
+        let member = self.union_stack_member(st, m, what)?;
+        // As for stacks: `extract` for members without a varbit field,
+        // `extract_VL` for those with one.
+        let first = self.unions[self.union_stacks[st].unions[0]].headers[member];
+        let name = &self.headers[first].name;
+        match (varbit, self.headers[first].varbit.is_some()) {
+            (false, true) => Err(format!(
+                "{what}: union stack member '{name}' has a varbit field; extract it with extract_VL"
+            )),
+            (true, false) => Err(format!(
+                "{what}: union stack member '{name}' has no varbit field"
+            )),
+            _ => Ok((st, member)),
+        }
     }
 
     /// A parser key's `union_stack_field`: `[union stack, member, field]`,
