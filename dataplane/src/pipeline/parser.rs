@@ -188,15 +188,8 @@ fn extract_next(
     size: Option<&Expr>,
     trace: bool,
 ) -> bool {
-    let Some(&h) = prog.stacks[st].headers.get(phv.next[st]) else {
-        let err = u128::from(prog.error_stack_out_of_bounds);
-        set_error(prog, phv, err, trace);
-        return false;
-    };
-    let Some(var_bytes) = sized(prog, phv, h, size, trace) else {
-        return false;
-    };
-    if !extract(prog, phv, data, pos, h, var_bytes, trace) {
+    let h = prog.stacks[st].headers.get(phv.next[st]).copied();
+    if !extract_element(prog, phv, data, pos, h, size, trace) {
         return false;
     }
     phv.next[st] += 1;
@@ -215,21 +208,38 @@ fn extract_union_next(
     size: Option<&Expr>,
     trace: bool,
 ) -> bool {
-    let us = &prog.union_stacks[stack];
-    let Some(&u) = us.unions.get(phv.union_next[stack]) else {
-        let err = u128::from(prog.error_stack_out_of_bounds);
-        set_error(prog, phv, err, trace);
-        return false;
-    };
-    let h = prog.unions[u].headers[member];
-    let Some(var_bytes) = sized(prog, phv, h, size, trace) else {
-        return false;
-    };
-    if !extract(prog, phv, data, pos, h, var_bytes, trace) {
+    let unions = &prog.union_stacks[stack].unions;
+    let h = unions
+        .get(phv.union_next[stack])
+        .map(|&u| prog.unions[u].headers[member]);
+    if !extract_element(prog, phv, data, pos, h, size, trace) {
         return false;
     }
     phv.union_next[stack] += 1;
     true
+}
+
+/// Extract into a stack's next element `h` (None: the stack is full,
+/// StackOutOfBounds), with `size` varbit bits when given; false when parsing
+/// stops.
+fn extract_element(
+    prog: &Program,
+    phv: &mut Phv,
+    data: &[u8],
+    pos: &mut usize,
+    h: Option<usize>,
+    size: Option<&Expr>,
+    trace: bool,
+) -> bool {
+    let Some(h) = h else {
+        let err = u128::from(prog.error_stack_out_of_bounds);
+        set_error(prog, phv, err, trace);
+        return false;
+    };
+    let Some(var_bytes) = sized(prog, phv, h, size, trace) else {
+        return false;
+    };
+    extract(prog, phv, data, pos, h, var_bytes, trace)
 }
 
 /// The varbit bytes of an extract into `h`: 0 without a length, else the
