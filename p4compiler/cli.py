@@ -16,6 +16,7 @@ from pathlib import Path
 from p4compiler.backend import bmv2_json
 from p4compiler.copy_in_out import copy_in_out
 from p4compiler.diagnostics import CompileError
+from p4compiler.generic_types import specialize_generic_types
 from p4compiler.hoist import hoist_calls
 from p4compiler.lexer import tokenize
 from p4compiler.loops import lower_loops
@@ -95,7 +96,8 @@ def compile_program(args: argparse.Namespace) -> None:
     source = Path(args.source)
     pre = preprocess(source, [Path(d) for d in args.include], args.define, args.undef)
     parsed = parse(tokenize(pre.text, pre.lines))
-    program = specialize_control_arguments(inline_subparsers(lower_loops(parsed)))
+    generic = specialize_generic_types(parsed)
+    program = specialize_control_arguments(inline_subparsers(lower_loops(generic)))
     program = copy_in_out(hoist_calls(program))
     checked = check(split_parser_ifs(inline_parser_functions(program)))
     program = bmv2_json.build(checked, args.source)

@@ -1,7 +1,7 @@
-"""What the syntax-tree rewrites share (subparsers.py, specialize.py, hoist.py,
-copy_in_out.py, parser_functions.py, parser_ifs.py): a walk over a tree's nodes, names
-replaced by expressions, fresh names for temporaries, and the traversal of every
-statement list a rewrite of statements must see."""
+"""What the syntax-tree rewrites share (generic_types.py, subparsers.py, specialize.py,
+hoist.py, copy_in_out.py, parser_functions.py, parser_ifs.py): a walk over a tree's
+nodes, names replaced by expressions, fresh names for temporaries, and the traversal of
+every statement list a rewrite of statements must see."""
 
 import copy
 import dataclasses

@@ -43,6 +43,11 @@ def with_enums(program: str) -> str:
     return program.replace(TYPES, TYPES + ENUMS, 1)
 
 
+def with_generic(program: str) -> str:
+    """`program` with a generic struct G<T> declared after its types (one line more)."""
+    return program.replace(TYPES, TYPES + "struct G<T> { T f; }\n", 1)
+
+
 CASES = [
     # (program, line, col, message fragment)
     (HEADER + "header h_t { bit<8> a }\n", 3, 23, "expected ';'"),
@@ -87,6 +92,16 @@ CASES = [
         11,
         17,
         "expected a value of type extern register<bit<8>>, found extern register<bit<16>>",
+    ),
+    # A generic struct takes as many type arguments as it declares, and always some.
+    (with_generic(ingress("", "    G<bit<8>, bit<8>> g;\n")), 8, 5, "'G' takes 1 type argument"),
+    (with_generic(ingress("", "    G g;\n")), 8, 5, "generic struct 'G' needs concrete type"),
+    # Uses with different arguments are different types (p4c compares them as written).
+    (
+        with_generic(ingress("        a = b;", "    G<bit<8>> a;\n    G<bit<16>> b;\n")),
+        11,
+        13,
+        "expected a value of type struct G_bit8, found struct G_bit16",
     ),
 ]
 
