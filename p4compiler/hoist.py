@@ -52,7 +52,8 @@ def _is_expression_function(decl: ast.FunctionDeclaration) -> bool:
 
 
 def _type_ref(ty: t.Type | None, pos: SourcePos) -> ast.TypeRef | None:
-    """A declarable type as P4 writes it: bit<W>, int<W>, bool, error, or a named type."""
+    """A declarable type as P4 writes it: bit<W>, int<W>, bool, error, a named type, a
+    stack or a tuple of these."""
     if isinstance(ty, t.Bits):
         width = ast.IntLiteral(pos, ty.width, None, False)
         return ast.BaseTypeRef(pos, "int" if ty.signed else "bit", width)
@@ -62,6 +63,14 @@ def _type_ref(ty: t.Type | None, pos: SourcePos) -> ast.TypeRef | None:
         return ast.BaseTypeRef(pos, "error")
     if isinstance(ty, t.StructLike | t.Enum):
         return ast.NamedTypeRef(pos, ty.name, is_global=True)
+    if isinstance(ty, t.HeaderStack):
+        element = _type_ref(ty.element, pos)
+        size = ast.IntLiteral(pos, ty.size, None, False)
+        return ast.StackTypeRef(pos, element, size) if element is not None else None
+    if isinstance(ty, t.Tuple):
+        items = [_type_ref(item, pos) for item in ty.items]
+        known = [item for item in items if item is not None]
+        return ast.TupleTypeRef(pos, "tuple", known) if len(known) == len(items) else None
     return None
 
 
@@ -181,7 +190,15 @@ class Hoister(StatementRewriter):
             or self.member_of_call(n)
             or (not in_condition and _table_hit(n))
             or _lookahead(n)
+            or self.choice_of_aggregates(n)
             for n in nodes(e)
+        )
+
+    def choice_of_aggregates(self, e: Any) -> bool:  # noqa: ANN401 - any AST node
+        """`c ? x : y` of structs, headers, header unions, stacks or tuples: BMv2's `?`
+        chooses between scalars only, so the choice becomes an if statement."""
+        return isinstance(e, ast.Ternary) and isinstance(
+            self.type_of(e), t.StructLike | t.HeaderStack | t.Tuple
         )
 
     # ---- temporaries ---------------------------------------------------------------
@@ -245,7 +262,11 @@ class Hoister(StatementRewriter):
             return e
         if isinstance(e, ast.Ternary):
             e.cond = self.expr(e.cond, pre, conditional)
-            if self.changes_state(e.then) or self.changes_state(e.otherwise):
+            if (
+                self.changes_state(e.then)
+                or self.changes_state(e.otherwise)
+                or self.choice_of_aggregates(e)
+            ):
                 return self.branches(e, pre)
             e.then = self.expr(e.then, pre, True)
             e.otherwise = self.expr(e.otherwise, pre, True)
@@ -294,8 +315,8 @@ class Hoister(StatementRewriter):
         return ast.Name(e.pos, flag.name)
 
     def branches(self, e: ast.Ternary, pre: list) -> ast.Expression:
-        """`c ? x : y` whose branch changes state: `T tmp; if (c) { tmp = x; } else
-        { tmp = y; }`, so that only the chosen branch runs."""
+        """`c ? x : y` whose branch changes state, or of structs or headers: `T tmp;
+        if (c) { tmp = x; } else { tmp = y; }`, so that only the chosen branch runs."""
         ty = self.type_of(e)
         type_ref = _type_ref(ty, e.pos)
         if type_ref is None:

@@ -487,11 +487,10 @@ class ExpressionEncoder:
         return result
 
     def equal(self, a: ast.Expression, b: ast.Expression, ty: t.StructLike) -> Json:
-        """`a == b` of structs (every field equal) or headers (both invalid, or both
-        valid with every field equal), as the spec defines it, from field comparisons
-        any BMv2 evaluates."""
-        if ty.kind == "header_union":
-            raise CompileError(a.pos, "comparing header unions is not supported yet")
+        """`a == b` of structs (every field equal), headers (both invalid, or both
+        valid with every field equal) or header unions (every member equal as headers:
+        all invalid in both, or the same one valid and equal), as the spec defines them,
+        from field comparisons any BMv2 evaluates."""
         for side in (a, b):
             if not (self.is_storage(side) or self.literal(side)):
                 raise CompileError(
