@@ -156,7 +156,8 @@ def _declaration_ranks(program: Bmv2Program) -> dict[str, int]:
 
 def _value_sets(info: p4i.P4Info, program: Bmv2Program, alias: dict[str, str]) -> None:
     """Parser value sets; a bit<W> set has one unnamed match field, a struct set one
-    per field, all EXACT (P4Runtime 1.x)."""
+    per field, EXACT unless the field says otherwise with `@match(kind)`, as p4c's
+    pvs-struct-3-bmv2 output (a kind P4Runtime has no name for is `other_match_type`)."""
     ids = assign_ids(
         Prefix.VALUE_SET,
         [v.name for v in program.value_sets],
@@ -169,13 +170,16 @@ def _value_sets(info: p4i.P4Info, program: Bmv2Program, alias: dict[str, str]) -
     for v in program.value_sets:
         msg = info.value_sets.add()
         fill_preamble(msg.preamble, ids[v.name], v.name, alias[v.name], v.decl.annotations)
-        for i, (name, width) in enumerate(v.fields):
+        for i, ((name, width), kind) in enumerate(zip(v.fields, v.match_kinds, strict=True)):
             mf = msg.match.add()
             mf.id = i + 1
             if name is not None:
                 mf.name = name
             mf.bitwidth = width
-            mf.match_type = p4i.MatchField.EXACT
+            if kind in _MATCH_TYPES:
+                mf.match_type = _MATCH_TYPES[kind]
+            else:
+                mf.other_match_type = kind
         msg.size = v.size
 
 

@@ -38,12 +38,13 @@ from p4compiler.typecheck import Symbol, const_value, value_set_fields
 @dataclass
 class ValueSetInfo:
     """A parser value set: its control-plane name and its members' fields (P4Info
-    match fields: name, or None for a bit<W> set, and width)."""
+    match fields: name, or None for a bit<W> set, width, and match kind)."""
 
     name: str
     decl: ast.ValueSetDeclaration
     fields: list[tuple[str | None, int]]
     size: int
+    match_kinds: list[str]
 
     @property
     def bitwidth(self) -> int:
@@ -312,11 +313,21 @@ def value_set_info(decl: ast.ValueSetDeclaration, parser: ast.ParserDeclaration)
         fields: list[tuple[str | None, int]] = [
             (name, w) for (name, _), w in zip(ty.fields, widths, strict=True)
         ]
+        kinds = [_match_kind(f) for f in getattr(ty.decl, "fields", [])]
     else:
         fields = [(None, widths[0])]
+        kinds = ["exact"]
     size = const_value(decl.size)
     assert isinstance(size, int)
-    return ValueSetInfo(qualified_name(decl, parser), decl, fields, size)
+    return ValueSetInfo(qualified_name(decl, parser), decl, fields, size, kinds)
+
+
+def _match_kind(f: ast.StructField) -> str:
+    """A value set field's `@match(kind)`, exact without one (checked by the type
+    checker)."""
+    anno = ast.find_annotation(f.annotations, "match")
+    kind = anno.exprs[0] if anno is not None and anno.exprs else None
+    return kind.name if isinstance(kind, ast.Name) else "exact"
 
 
 def _value_set(keyset: ast.Expression) -> ast.ValueSetDeclaration | None:

@@ -216,14 +216,23 @@ class Declarations:
         size = const_value(decl.size)
         if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
             raise CompileError(decl.size.pos, "a value set's size must be a positive constant")
-        if (
-            isinstance(ty, t.StructLike)
-            and isinstance(ty.decl, ast.StructDeclaration)
-            and any(ast.find_annotation(f.annotations, "match") for f in ty.decl.fields)
-        ):
-            raise CompileError(decl.pos, "@match on value set fields is not supported yet")
+        if isinstance(ty, t.StructLike) and isinstance(ty.decl, ast.StructDeclaration):
+            for f in ty.decl.fields:
+                self.value_set_match(f)
         decl.resolved = ty
         self.declare(scope, Symbol("value_set", decl.name, ty, decl, owner=self.owner), decl.pos)
+
+    def value_set_match(self, f: ast.StructField) -> None:
+        """A value set's struct field may say how it is matched, `@match(ternary)` (P4_16
+        spec 13.6, value sets; P4Info gives it as the member field's match type)."""
+        anno = ast.find_annotation(f.annotations, "match")
+        if anno is None:
+            return
+        kinds = anno.exprs or []
+        if len(kinds) != 1 or not isinstance(kinds[0], ast.Name):
+            raise CompileError(anno.pos, "@match takes one match kind, e.g. @match(ternary)")
+        if kinds[0].name not in self.match_kinds:
+            raise CompileError(kinds[0].pos, f"'{kinds[0].name}' is not a match kind")
 
     def variable(self, decl: ast.VariableDeclaration, scope: Scope) -> None:
         ty = self.resolve_type(decl.type_ref, scope)

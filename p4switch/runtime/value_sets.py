@@ -1,8 +1,13 @@
 """ValueSetEntry: the members of the program's parser value sets (`value_set<T>(size)`).
 
-A member is one exact FieldMatch per field of T (a bit<W> has one field, id 1; a struct
-one per field, ids 1..n). The dataplane holds each member as the fields' values
-concatenated in id order, which is how the parser's select key is compared with it.
+A member is one FieldMatch per field of T (a bit<W> has one field, id 1; a struct one
+per field, ids 1..n), of the field's match type: exact unless the struct field says
+`@match(kind)`, as p4c's pvs-struct-3-bmv2 does. The dataplane holds each member as the
+fields' values concatenated in id order, which is how the parser's select key is
+compared with it: like BMv2's parse_vset_add, which takes values only, it matches
+members exactly. So a member of a ternary, lpm, range or optional field must still
+name one value (a full mask or prefix, a range of one); a wildcard or a wider match is
+UNIMPLEMENTED, naming the field.
 """
 
 from collections.abc import Iterator
@@ -13,7 +18,24 @@ import grpc
 from finsy.proto import p4i, p4r
 
 from p4switch.runtime.codec import decode_uint, encode_uint
-from p4switch.runtime.errors import P4RuntimeError, call_dataplane, invalid, not_found
+from p4switch.runtime.errors import (
+    P4RuntimeError,
+    call_dataplane,
+    invalid,
+    not_found,
+    unimplemented,
+)
+from p4switch.runtime.field_matches import field_match
+
+# P4Info match types, by the name of the FieldMatch member that carries each.
+_MATCH_TYPES = {
+    p4i.MatchField.UNSPECIFIED: "exact",
+    p4i.MatchField.EXACT: "exact",
+    p4i.MatchField.LPM: "lpm",
+    p4i.MatchField.TERNARY: "ternary",
+    p4i.MatchField.RANGE: "range",
+    p4i.MatchField.OPTIONAL: "optional",
+}
 
 
 class ValueSetApi(Protocol):
@@ -27,6 +49,7 @@ class ValueSetField:
     id: int
     name: str
     bitwidth: int
+    match_type: str  # exact, lpm, ternary, range, optional, or P4Info's other_match_type
 
 
 @dataclass(frozen=True)
@@ -57,18 +80,12 @@ def index_value_sets(
         if len({m.id for m in matches}) != len(matches):
             raise invalid(f"P4Info: value set '{name}' has duplicate match field ids")
         for m in matches:
-            if m.match_type not in (p4i.MatchField.UNSPECIFIED, p4i.MatchField.EXACT):
-                kind = m.other_match_type or p4i.MatchField.MatchType.Name(m.match_type)
-                raise invalid(
-                    f"value set '{name}' field '{m.name}': match type {kind} is not supported "
-                    "(the dataplane matches value sets exactly)"
-                )
             if m.bitwidth <= 0:
                 raise invalid(f"P4Info: value set '{name}' field '{m.name}' has no bitwidth")
         info = ValueSetInfo(
             id=value_set.preamble.id,
             name=name,
-            fields=tuple(ValueSetField(m.id, m.name, m.bitwidth) for m in matches),
+            fields=tuple(ValueSetField(m.id, m.name, m.bitwidth, _match_type(m)) for m in matches),
             size=value_set.size,
         )
         if name not in json_widths:
@@ -127,6 +144,12 @@ class ValueSets:
             raise not_found(f"no value set with id {value_set_id} in the P4Info") from None
 
 
+def _match_type(m: p4i.MatchField) -> str:
+    if m.other_match_type:
+        return m.other_match_type
+    return _MATCH_TYPES.get(m.match_type, p4i.MatchField.MatchType.Name(m.match_type))
+
+
 def _member(info: ValueSetInfo, index: int, member: p4r.ValueSetMember) -> bytes:
     """The member's field values concatenated in id order, as the dataplane's bytes."""
     what = f"value set '{info.name}' member {index}"
@@ -138,27 +161,63 @@ def _member(info: ValueSetInfo, index: int, member: p4r.ValueSetMember) -> bytes
             raise invalid(f"{what}: no match field with id {fm.field_id}")
         if fm.field_id in given:
             raise invalid(f"{what}: match field '{field.name}' given twice")
-        kind = fm.WhichOneof("field_match_type")
-        if kind != "exact":
-            raise invalid(f"{what} field '{field.name}': is an exact match, got {kind}")
-        given[fm.field_id] = decode_uint(
-            fm.exact.value, field.bitwidth, f"{what} field '{field.name}'"
-        )
-    missing = [f.name for f in info.fields if f.id not in given]
+        given[fm.field_id] = _single_value(field, fm, f"{what} field '{field.name}'")
+    missing = [f for f in info.fields if f.id not in given]
+    if any(f.match_type == "exact" for f in missing):
+        names = ", ".join(f.name for f in missing)
+        raise invalid(f"{what}: missing match field(s) {names}")
     if missing:
-        raise invalid(f"{what}: missing match field(s) {', '.join(missing)}")
+        raise unimplemented(
+            f"{what}: field '{missing[0].name}' left out is a wildcard; the dataplane "
+            "matches value set members exactly, as BMv2's parse_vset_add takes values only"
+        )
     value = 0
     for field in info.fields:
         value = value << field.bitwidth | given[field.id]
     return value.to_bytes((info.bitwidth + 7) // 8, "big")
 
 
+def _single_value(field: ValueSetField, fm: p4r.FieldMatch, what: str) -> int:
+    """The one value a field's FieldMatch names, checked as a table's would be; a match
+    of more than one value cannot be held (see the module's docstring)."""
+    kind = fm.WhichOneof("field_match_type")
+    if field.match_type not in set(_MATCH_TYPES.values()):
+        raise unimplemented(f"{what}: match type '{field.match_type}' is not supported")
+    if kind != field.match_type:
+        article = "an" if field.match_type[0] in "aeioul" else "a"
+        raise invalid(f"{what}: is {article} {field.match_type} match, got {kind}")
+    _, key = field_match(field.match_type, field.bitwidth, fm, what)
+    full = encode_uint((1 << field.bitwidth) - 1)
+    match key:
+        case ("lpm", _, prefix_len):
+            single = prefix_len == field.bitwidth
+        case ("ternary", _, mask):
+            single = mask == full
+        case ("range", low, high):
+            single = low == high
+        case _:
+            single = True
+    if not single:
+        raise unimplemented(
+            f"{what}: this {field.match_type} match names more than one value; the dataplane "
+            "matches value set members exactly, as BMv2's parse_vset_add takes values only"
+        )
+    return decode_uint(key[1], field.bitwidth, what)
+
+
 def _fields(info: ValueSetInfo, value: int) -> p4r.ValueSetMember:
-    """A dataplane member split back into its fields, each in canonical form."""
+    """A dataplane member split back into its fields, each in the canonical form of its
+    match type naming that one value."""
     matches = []
     shift = info.bitwidth
     for field in info.fields:
         shift -= field.bitwidth
-        part = value >> shift & ((1 << field.bitwidth) - 1)
-        matches.append(p4r.FieldMatch(field_id=field.id, exact={"value": encode_uint(part)}))
+        part = encode_uint(value >> shift & ((1 << field.bitwidth) - 1))
+        match = {
+            "lpm": {"lpm": {"value": part, "prefix_len": field.bitwidth}},
+            "ternary": {"ternary": {"value": part, "mask": encode_uint((1 << field.bitwidth) - 1)}},
+            "range": {"range": {"low": part, "high": part}},
+            "optional": {"optional": {"value": part}},
+        }.get(field.match_type, {"exact": {"value": part}})
+        matches.append(p4r.FieldMatch(field_id=field.id, **match))
     return p4r.ValueSetMember(match=matches)

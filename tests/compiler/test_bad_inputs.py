@@ -234,6 +234,13 @@ CASES = {
         "    value_set<bit<8>>(4) vs;\n",
     ),
     "value_set_in_control": ingress("", "    value_set<bit<8>>(4) @@vs;\n"),
+    # A value set field's @match names one match kind (p4c's pvs-struct-3-bmv2 form).
+    "value_set_match_unknown_kind": parser(
+        "    state start { transition accept; }", "    value_set<vk_t>(4) vs;\n"
+    ).replace(TYPES, TYPES + "struct vk_t { @match(@@fuzzy) bit<8> a; }\n", 1),
+    "value_set_match_without_kind": parser(
+        "    state start { transition accept; }", "    value_set<vk_t>(4) vs;\n"
+    ).replace(TYPES, TYPES + "struct vk_t { @@@match() bit<8> a; }\n", 1),
     "ctor_param_assigned": top(
         "control Add(inout bit<8> x)(bit<8> k) { apply { @@k = 1; } }\n"
     ).replace(HEADER, HEADER + TYPES),
