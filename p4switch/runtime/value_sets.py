@@ -37,6 +37,10 @@ _MATCH_TYPES = {
     p4i.MatchField.OPTIONAL: "optional",
 }
 
+_EXACT_ONLY = (
+    "the dataplane matches value set members exactly, as BMv2's parse_vset_add takes values only"
+)
+
 
 class ValueSetApi(Protocol):
     def value_set_set(self, name: str, members: list[bytes]) -> None: ...
@@ -168,8 +172,7 @@ def _member(info: ValueSetInfo, index: int, member: p4r.ValueSetMember) -> bytes
         raise invalid(f"{what}: missing match field(s) {names}")
     if missing:
         raise unimplemented(
-            f"{what}: field '{missing[0].name}' left out is a wildcard; the dataplane "
-            "matches value set members exactly, as BMv2's parse_vset_add takes values only"
+            f"{what}: field '{missing[0].name}' left out is a wildcard; {_EXACT_ONLY}"
         )
     value = 0
     for field in info.fields:
@@ -199,8 +202,7 @@ def _single_value(field: ValueSetField, fm: p4r.FieldMatch, what: str) -> int:
             single = True
     if not single:
         raise unimplemented(
-            f"{what}: this {field.match_type} match names more than one value; the dataplane "
-            "matches value set members exactly, as BMv2's parse_vset_add takes values only"
+            f"{what}: this {field.match_type} match names more than one value; {_EXACT_ONLY}"
         )
     return decode_uint(key[1], field.bitwidth, what)
 
