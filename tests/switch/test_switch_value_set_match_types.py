@@ -12,8 +12,6 @@ import pytest
 from finsy.proto import p4i, p4r
 from switch_helpers import Client, Program, modify, primary_with, write_errors
 
-from programs import compile_program
-
 SOURCE = """#include <core.p4>
 #include <v1model.p4>
 header tag_t { bit<8> a; bit<8> b; bit<8> c; bit<8> d; }
@@ -49,8 +47,7 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Program:
     folder = tmp_path_factory.mktemp("value_set_match_types")
     source = folder / "keys.p4"
     source.write_text(SOURCE)
-    compiled = compile_program(source, folder)
-    return Program.load(compiled.p4info_path, compiled.json_path)
+    return Program.compile(source, folder)
 
 
 @pytest.fixture
