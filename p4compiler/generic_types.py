@@ -17,13 +17,12 @@ function or extern) is left for the type checker, which refuses it by name.
 """
 
 import copy
-import dataclasses
 from typing import Any
 
 from p4compiler import ast
 from p4compiler.diagnostics import CompileError
 from p4compiler.names import expression_text
-from p4compiler.rewrite import nodes
+from p4compiler.rewrite import nodes, replaced
 
 GenericDeclaration = ast.StructDeclaration | ast.HeaderDeclaration | ast.HeaderUnionDeclaration
 
@@ -52,20 +51,13 @@ def _name_part(text: str) -> str:
 
 def _substitute_types(node: Any, bindings: dict[str, ast.TypeRef]) -> Any:  # noqa: ANN401
     """node with each type variable named in bindings replaced by a copy of its type."""
-    if (
-        isinstance(node, ast.NamedTypeRef)
-        and not node.args
-        and not node.is_global
-        and node.name in bindings
-    ):
-        return copy.deepcopy(bindings[node.name])
-    if isinstance(node, list):
-        return [_substitute_types(item, bindings) for item in node]
-    if isinstance(node, ast.Node):
-        for f in dataclasses.fields(node):
-            if f.compare:
-                setattr(node, f.name, _substitute_types(getattr(node, f.name), bindings))
-    return node
+
+    def copy_of(n: Any) -> ast.TypeRef | None:  # noqa: ANN401
+        if isinstance(n, ast.NamedTypeRef) and not (n.args or n.is_global) and n.name in bindings:
+            return copy.deepcopy(bindings[n.name])
+        return None
+
+    return replaced(node, copy_of)
 
 
 def _type_variables(decl: ast.Declaration) -> set[str]:

@@ -5,7 +5,7 @@ every statement list a rewrite of statements must see."""
 
 import copy
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from p4compiler import ast
@@ -24,20 +24,32 @@ def nodes(node: Any) -> Iterator[Any]:  # noqa: ANN401 - any AST node or list of
                 yield from nodes(getattr(node, f.name))
 
 
-def substitute(node: Any, names: dict[str, ast.Expression]) -> Any:  # noqa: ANN401
-    """node with every Name in names replaced by a copy of its expression (in place
-    where it can be; the result is what to store)."""
-    if isinstance(node, ast.Name) and not node.is_global and node.name in names:
-        return copy.deepcopy(names[node.name])
+def replaced(node: Any, replacement: Callable[[Any], Any]) -> Any:  # noqa: ANN401
+    """node with every node for which `replacement` gives a value (not None) replaced by
+    that value (in place where it can be; the result is what to store)."""
+    new = replacement(node)
+    if new is not None:
+        return new
     if isinstance(node, list):
-        return [substitute(item, names) for item in node]
+        return [replaced(item, replacement) for item in node]
     if isinstance(node, tuple):
-        return tuple(substitute(item, names) for item in node)
+        return tuple(replaced(item, replacement) for item in node)
     if isinstance(node, ast.Node):
         for f in dataclasses.fields(node):
             if f.compare:
-                setattr(node, f.name, substitute(getattr(node, f.name), names))
+                setattr(node, f.name, replaced(getattr(node, f.name), replacement))
     return node
+
+
+def substitute(node: Any, names: dict[str, ast.Expression]) -> Any:  # noqa: ANN401
+    """node with every Name in names replaced by a copy of its expression."""
+
+    def copy_of(n: Any) -> Any:  # noqa: ANN401
+        if isinstance(n, ast.Name) and not n.is_global and n.name in names:
+            return copy.deepcopy(names[n.name])
+        return None
+
+    return replaced(node, copy_of)
 
 
 class NameSource:
