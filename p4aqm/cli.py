@@ -7,16 +7,25 @@ from importlib import import_module
 # Subcommand -> (module, help). Modules are imported lazily so that `p4aqm compile`
 # does not pay for gRPC and `p4aqm switch` does not pay for the compiler.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "compile": ("p4compiler.cli", "compile P4_16 to BMv2 JSON and P4Info (flags like p4c-bm2-ss)"),
-    "switch": ("p4switch.cli", "run the software switch (flags like simple_switch_grpc)"),
+    "compile": (
+        "p4aqm.compiler.cli",
+        "compile P4_16 to BMv2 JSON and P4Info (flags like p4c-bm2-ss)",
+    ),
+    "switch": ("p4aqm.switch.cli", "run the software switch (flags like simple_switch_grpc)"),
     "stf": ("p4aqm.stf.cli", "run an STF packet test (p4c's format) on the switch"),
-    "controller": ("controller.cli", "push a pipeline and install entries from a YAML config"),
-    "topo": ("topologies.cli", "bring up a Mininet topology (dumbbell) on P4 switches"),
-    "run": ("experiments.runner", "run an experiment file's sweep; resumable; local or Slurm"),
-    "status": ("experiments.status", "each point of a results folder: done, running, failed"),
-    "report": ("experiments.report.cli", "an HTML report with figures of a results folder"),
-    "calibrate": ("experiments.calibrate", "measure web load against users; fit and plot it"),
-    "clean": ("topologies.clean", "remove the namespaces, veths and processes p4aqm started"),
+    "controller": (
+        "p4aqm.controller.cli",
+        "push a pipeline and install entries from a YAML config",
+    ),
+    "topo": ("p4aqm.topology.cli", "bring up a Mininet topology (dumbbell) on P4 switches"),
+    "run": (
+        "p4aqm.experiments.runner",
+        "run an experiment file's sweep; resumable; local or Slurm",
+    ),
+    "status": ("p4aqm.experiments.status", "each point of a results folder: done, running, failed"),
+    "report": ("p4aqm.report.cli", "an HTML report with figures of a results folder"),
+    "calibrate": ("p4aqm.experiments.calibrate", "measure web load against users; fit and plot it"),
+    "clean": ("p4aqm.topology.clean", "remove the namespaces, veths and processes p4aqm started"),
 }
 
 

@@ -17,22 +17,17 @@ registers (PI issue #376).
 
 import asyncio
 import time
-from pathlib import Path
 
 import finsy as fy
-import ptf
+from aqm_base import AQM_PORT, AqmTest, frame_to_port2
 from finsy.grpcutil import GRPCStatusCode
 from ptf import testutils
-from ptf.base_tests import BaseTest
-from scapy.layers.inet import IP, UDP
-from scapy.layers.l2 import Ether
+from scapy.layers.inet import UDP
 
-from controller.config import ControllerConfig, PortConfig, QueueConfig, load_config
-from controller.disciplines.ared import AredConfig
-from controller.session import apply_config
+from p4aqm.controller.config import ControllerConfig, PortConfig, QueueConfig
+from p4aqm.controller.disciplines.ared import AredConfig
 from p4aqm.models.ared import AredTables, adapted
 
-PORT = 2
 DRAIN_PPS = 500
 ARED = {"discipline": "ared", "min_th": 5, "max_th": 15, "w_q": 1 / 4, "limit_pkts": 40}
 INTERVAL_S = 0.1
@@ -62,28 +57,30 @@ def _options(config: ControllerConfig) -> fy.SwitchOptions:
 async def _reset(config: ControllerConfig) -> None:
     """Start port 2 afresh: ARED's registers to 0, as a new pipeline has them."""
     async with fy.Switch("ared-ptf", config.switch.grpc_addr, _options(config)) as switch:
-        await switch.modify([fy.P4RegisterEntry(name, index=PORT, data=0) for name in REGISTERS])
+        await switch.modify(
+            [fy.P4RegisterEntry(name, index=AQM_PORT, data=0) for name in REGISTERS]
+        )
 
 
 async def _read_register(config: ControllerConfig, name: str) -> int:
     async with fy.Switch("ared-ptf", config.switch.grpc_addr, _options(config)) as switch:
-        async for entry in switch.read(fy.P4RegisterEntry(name, index=PORT)):
+        async for entry in switch.read(fy.P4RegisterEntry(name, index=AQM_PORT)):
             return int(entry.data)
-    raise AssertionError(f"no {name}[{PORT}] in the switch's answer")
+    raise AssertionError(f"no {name}[{AQM_PORT}] in the switch's answer")
 
 
-class AredTest(BaseTest):
+class AredTest(AqmTest):
     initial_max_p = 0.1
 
+    @property
+    def ared(self) -> AredConfig:
+        return AredConfig(**ARED, max_p=self.initial_max_p, interval_s=INTERVAL_S)
+
+    def port_config(self) -> PortConfig:
+        return PortConfig(queue=QueueConfig(rate_pps=DRAIN_PPS, depth_pkts=200), aqm=self.ared)
+
     def setUp(self) -> None:
-        BaseTest.setUp(self)
-        self.dataplane = ptf.dataplane_instance
-        self.dataplane.flush()
-        config = load_config(Path(testutils.test_params_get()["config"]))
-        self.ared = AredConfig(**ARED, max_p=self.initial_max_p, interval_s=INTERVAL_S)
-        port2 = PortConfig(queue=QueueConfig(rate_pps=DRAIN_PPS, depth_packets=200), aqm=self.ared)
-        self.config = config.model_copy(update={"ports": {PORT: port2}})
-        apply_config(self.config)
+        super().setUp()
         try:
             asyncio.run(_reset(self.config))
         except fy.P4ClientError as exc:
@@ -111,12 +108,7 @@ class AredTest(BaseTest):
 
     def offer(self, rate_pps: float, duration_s: float) -> None:
         """UDP packets from port 1 to port 2 at about rate_pps, for duration_s."""
-        frame = bytes(
-            Ether(dst="00:00:00:00:01:ff", src="00:00:00:00:01:01")
-            / IP(src="10.0.1.1", dst="10.0.2.1")
-            / UDP(sport=5000, dport=5001)
-            / (b"p" * 64)
-        )
+        frame = frame_to_port2(UDP(sport=5000, dport=5001) / (b"p" * 64))
         start = time.monotonic()
         sent = 0
         while (elapsed := time.monotonic() - start) < duration_s:
@@ -127,11 +119,7 @@ class AredTest(BaseTest):
                 time.sleep(1 / rate_pps / 4)
         # Wait for the queue to empty: the next test zeroes the occupancy, and a packet
         # still queued would then leave and take itself off a count that no longer holds it.
-        while isinstance(
-            testutils.dp_poll(self, device_number=0, port_number=2, timeout=0.3),
-            self.dataplane.PollSuccess,
-        ):
-            pass
+        self.received(timeout_s=0.3)
         self.dataplane.flush()
 
 

@@ -11,17 +11,13 @@ queue, and the TCP and marked packets, whose classes stay below theirs, all pass
 """
 
 import time
-from pathlib import Path
 
-import ptf
+from aqm_base import AqmTest, frame_to_port2
 from ptf import testutils
-from ptf.base_tests import BaseTest
-from scapy.layers.inet import IP, TCP, UDP
-from scapy.layers.l2 import Ether
+from scapy.layers.inet import TCP, UDP
 
-from controller.config import PortConfig, QueueConfig, load_config
-from controller.disciplines.cbt import CbtConfig
-from controller.session import apply_config
+from p4aqm.controller.config import PortConfig, QueueConfig
+from p4aqm.controller.disciplines.cbt import CbtConfig
 
 DRAIN_PPS = 20
 # How far behind the sender the switch may be reading the blast, on a loaded machine.
@@ -45,34 +41,18 @@ BLAST = 200  # unmarked UDP packets
 OTHERS = 5  # TCP and marked packets each, spread through the blast
 
 
-class CbtTest(BaseTest):
+class CbtTest(AqmTest):
     rules: list[dict[str, object]] = CBT["classes"]
 
-    def setUp(self) -> None:
-        BaseTest.setUp(self)
-        self.dataplane = ptf.dataplane_instance
-        self.dataplane.flush()
-        config = load_config(Path(testutils.test_params_get()["config"]))
-        port2 = PortConfig(
-            queue=QueueConfig(rate_pps=DRAIN_PPS, depth_packets=200),
+    def port_config(self) -> PortConfig:
+        return PortConfig(
+            queue=QueueConfig(rate_pps=DRAIN_PPS, depth_pkts=200),
             aqm=CbtConfig(**{**CBT, "classes": self.rules}),
         )
-        apply_config(config.model_copy(update={"ports": {2: port2}}))
 
     def frame(self, tcp: bool = False, dscp: int = 0, dport: int = 5004) -> bytes:
-        ip = IP(src="10.0.1.1", dst="10.0.2.1", tos=dscp << 2)
         l4 = TCP(sport=4000, dport=80) if tcp else UDP(sport=5000, dport=dport)
-        eth = Ether(dst="00:00:00:00:01:ff", src="00:00:00:00:01:01")
-        return bytes(eth / ip / l4 / (b"p" * 64))
-
-    def received(self, timeout_s: float) -> list[bytes]:
-        """Every packet that leaves port 2 until none arrives for timeout_s."""
-        packets = []
-        while True:
-            result = testutils.dp_poll(self, device_number=0, port_number=2, timeout=timeout_s)
-            if not isinstance(result, self.dataplane.PollSuccess):
-                return packets
-            packets.append(bytes(result.packet))
+        return frame_to_port2(l4 / (b"p" * 64), tos=dscp << 2)
 
     def blast(self, frame: bytes, others: list[bytes]) -> float:
         """BLAST copies of frame with `others` spread among them; how long it took."""

@@ -11,17 +11,14 @@ burst was sent; the light flows hold less than min_q each and lose nothing.
 """
 
 import time
-from pathlib import Path
 
-import ptf
+from aqm_base import AqmTest, frame_to_port2
 from ptf import testutils
-from ptf.base_tests import BaseTest
-from scapy.layers.inet import IP, UDP
+from scapy.layers.inet import UDP
 from scapy.layers.l2 import Ether
 
-from controller.config import PortConfig, QueueConfig, load_config
-from controller.disciplines.fred import FredConfig
-from controller.session import apply_config
+from p4aqm.controller.config import PortConfig, QueueConfig
+from p4aqm.controller.disciplines.fred import FredConfig
 
 DRAIN_PPS = 100
 MAX_Q = 8
@@ -41,31 +38,16 @@ AGGRESSIVE_PORT = 5000
 LIGHT_PORTS = (6001, 6002, 6003)
 
 
-class FredTest(BaseTest):
-    def setUp(self) -> None:
-        BaseTest.setUp(self)
-        self.dataplane = ptf.dataplane_instance
-        self.dataplane.flush()
-        config = load_config(Path(testutils.test_params_get()["config"]))
-        port2 = PortConfig(queue=QueueConfig(rate_pps=DRAIN_PPS, depth_packets=200), aqm=FRED)
-        apply_config(config.model_copy(update={"ports": {2: port2}}))
+class FredTest(AqmTest):
+    def port_config(self) -> PortConfig:
+        return PortConfig(queue=QueueConfig(rate_pps=DRAIN_PPS, depth_pkts=200), aqm=FRED)
 
     def frame(self, sport: int) -> bytes:
-        return bytes(
-            Ether(dst="00:00:00:00:01:ff", src="00:00:00:00:01:01")
-            / IP(src="10.0.1.1", dst="10.0.2.1")
-            / UDP(sport=sport, dport=5001)
-            / (b"p" * 64)
-        )
+        return frame_to_port2(UDP(sport=sport, dport=5001) / (b"p" * 64))
 
     def received_ports(self, timeout_s: float) -> list[int]:
         """The UDP source port of every packet out of port 2 until none comes for timeout_s."""
-        ports = []
-        while True:
-            result = testutils.dp_poll(self, device_number=0, port_number=2, timeout=timeout_s)
-            if not isinstance(result, self.dataplane.PollSuccess):
-                return ports
-            ports.append(Ether(bytes(result.packet))[UDP].sport)
+        return [Ether(packet)[UDP].sport for packet in self.received(timeout_s)]
 
 
 class AggressiveFlowHeldNearMaxQ(FredTest):

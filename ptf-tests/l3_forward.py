@@ -13,8 +13,8 @@ from ptf.base_tests import BaseTest
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
-from controller.config import load_config
-from controller.session import apply_config
+from p4aqm.controller.config import load_config
+from p4aqm.controller.session import apply_config
 
 HOST_MAC = "00:00:00:00:01:01"
 SWITCH_MAC = "00:00:00:00:01:ff"

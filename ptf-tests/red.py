@@ -8,53 +8,29 @@ traffic from port 1 either slower than the drain rate (the average stays below m
 or as a burst far above it (the average crosses min_th and RED acts).
 """
 
-from pathlib import Path
-
-import ptf
+from aqm_base import AqmTest, frame_to_port2
 from ptf import testutils
-from ptf.base_tests import BaseTest
-from scapy.layers.inet import IP, UDP
-from scapy.layers.l2 import Ether
+from scapy.layers.inet import UDP
 
-from controller.config import PortConfig, QueueConfig, load_config
-from controller.disciplines.red import RedConfig
-from controller.session import apply_config
+from p4aqm.controller.config import PortConfig, QueueConfig
+from p4aqm.controller.disciplines.red import RedConfig
 
 DRAIN_PPS = 100
 RED = {"discipline": "red", "min_th": 5, "max_th": 15, "max_p": 0.2, "w_q": 1 / 4, "limit_pkts": 40}
 ECN_NOT_ECT, ECN_ECT0, ECN_CE = 0, 2, 3
 
 
-class RedTest(BaseTest):
+class RedTest(AqmTest):
     ecn = False
 
-    def setUp(self) -> None:
-        BaseTest.setUp(self)
-        self.dataplane = ptf.dataplane_instance
-        self.dataplane.flush()
-        config = load_config(Path(testutils.test_params_get()["config"]))
-        port2 = PortConfig(
-            queue=QueueConfig(rate_pps=DRAIN_PPS, depth_packets=200),
+    def port_config(self) -> PortConfig:
+        return PortConfig(
+            queue=QueueConfig(rate_pps=DRAIN_PPS, depth_pkts=200),
             aqm=RedConfig(**{**RED, "ecn": self.ecn}),
         )
-        apply_config(config.model_copy(update={"ports": {2: port2}}))
 
     def frame(self, ecn: int) -> bytes:
-        return bytes(
-            Ether(dst="00:00:00:00:01:ff", src="00:00:00:00:01:01")
-            / IP(src="10.0.1.1", dst="10.0.2.1", tos=ecn)
-            / UDP(sport=5000, dport=5001)
-            / (b"p" * 64)
-        )
-
-    def received(self, timeout_s: float) -> list[bytes]:
-        """Every packet that leaves port 2 until none arrives for timeout_s."""
-        packets = []
-        while True:
-            result = testutils.dp_poll(self, device_number=0, port_number=2, timeout=timeout_s)
-            if not isinstance(result, self.dataplane.PollSuccess):
-                return packets
-            packets.append(bytes(result.packet))
+        return frame_to_port2(UDP(sport=5000, dport=5001) / (b"p" * 64), tos=ecn)
 
 
 class NoDropsBelowMinTh(RedTest):

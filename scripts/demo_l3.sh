@@ -35,7 +35,7 @@ for _ in $(seq 100); do
 done
 head -n 1 "$log/switch.log"
 
-ip netns exec "$ns" "$bin/p4aqm" controller controller/examples/l3_forward.yaml
+ip netns exec "$ns" "$bin/p4aqm" controller examples/controller/l3_forward.yaml
 ip netns exec "$ns" "$bin/ptf" --test-dir ptf-tests --pypath "$PWD" --log-dir "$log" \
     -i 1@h1 -i 2@h2 --test-params "config='$PWD/controller/examples/l3_forward.yaml'" l3_forward
 echo "demo: the L3 pipeline forwarded and dropped as configured (logs in $log)"

@@ -15,7 +15,7 @@ die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 # cpp: the compiler preprocesses P4 like p4c does; iproute2/procps: namespaces, veths, sysctl;
 # ethtool: turning off veth offloads for traffic through a user-space switch;
 # netsniff-ng: trafgen, the packet generator of `make bench`; iputils-ping: host tests;
-# mininet: mnexec and its tools for topologies/ (the venv gets the library from PyPI);
+# mininet: mnexec and its tools for p4aqm/topology/ (the venv gets the library from PyPI);
 # iperf3: bulk TCP flows and the dumbbell's throughput tests; irtt: RTT probes;
 # chromium: the test that opens `p4aqm report`'s HTML headless; slurm-wlm and munge:
 # the single-node cluster the Slurm backend's test starts.

@@ -16,7 +16,7 @@ class CompiledProgram:
 
 def compile_program(source: Path, out_dir: Path) -> CompiledProgram:
     """Compile with our compiler, exactly as `p4aqm compile` would."""
-    from p4compiler.cli import main as compile_main
+    from p4aqm.compiler.cli import main as compile_main
 
     json_path = out_dir / f"{source.stem}.json"
     p4info_path = out_dir / f"{source.stem}.p4info.txtpb"

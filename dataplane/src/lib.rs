@@ -1,6 +1,6 @@
 //! The packet path of p4aqm's software switch: executes BMv2 JSON programs
 //! (v1model as p4c-bm2-ss emits them) and exposes them to Python as
-//! `p4switch._dataplane.Dataplane`.
+//! `p4aqm.switch._dataplane.Dataplane`.
 //!
 //! Layout: `error.rs` the API's errors; `sync.rs` how locks are taken;
 //! `clock.rs` the switch's time (real or virtual); `program/` loads and

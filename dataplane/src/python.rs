@@ -123,7 +123,7 @@ fn tuples<'py>(
 }
 
 /// A software switch running one BMv2 JSON program.
-#[pyclass(module = "p4switch._dataplane")]
+#[pyclass(module = "p4aqm.switch._dataplane")]
 pub struct Dataplane {
     sw: Arc<Switch>,
     cpu_port: Option<u32>,
@@ -402,11 +402,12 @@ impl Dataplane {
     }
 
     /// Configures one queue of a port (or all, queue=None). The rate is
-    /// rate_pps or rate_bps; neither means unlimited. Depths: given ones
-    /// replace the queue's limits (packets and/or bytes); neither given
-    /// leaves them as they are (64 packets by default).
+    /// rate_pps or rate_bps; neither means unlimited. Depths, the queue's
+    /// capacity: depth_pkts and depth_bytes given replace its limits (either
+    /// or both); neither given leaves them as they are (64 packets by
+    /// default).
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (port, queue=None, *, rate_pps=None, rate_bps=None, depth_packets=None, depth_bytes=None))]
+    #[pyo3(signature = (port, queue=None, *, rate_pps=None, rate_bps=None, depth_pkts=None, depth_bytes=None))]
     fn set_queue(
         &self,
         py: Python<'_>,
@@ -414,7 +415,7 @@ impl Dataplane {
         queue: Option<usize>,
         rate_pps: Option<f64>,
         rate_bps: Option<u64>,
-        depth_packets: Option<usize>,
+        depth_pkts: Option<usize>,
         depth_bytes: Option<usize>,
     ) -> PyResult<()> {
         let rate = match (rate_pps, rate_bps) {
@@ -433,7 +434,7 @@ impl Dataplane {
         };
         let s = QueueSettings {
             rate,
-            depth_packets,
+            depth_pkts,
             depth_bytes,
         };
         py.allow_threads(|| self.sw.set_queue(port, queue, s))
@@ -454,6 +455,9 @@ impl Dataplane {
             .map_err(Into::into)
     }
 
+    /// rx_packets, tx_packets, tm_drops, rx_drops, tx_drops, and per queue
+    /// N of the port q{N}_qdepth_pkts (the packets it holds now) and
+    /// q{N}_drops.
     fn port_stats<'py>(&self, py: Python<'py>, port: u32) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         for (k, v) in self.sw.port_stats(port) {
@@ -463,7 +467,7 @@ impl Dataplane {
     }
 
     /// One queue's depth and register cells (`(name, index)` pairs) read
-    /// at one instant: {"depth_pkts", "depth_bytes", "registers", "now_us"}.
+    /// at one instant: {"qdepth_pkts", "qdepth_bytes", "registers", "now_us"}.
     #[pyo3(signature = (port, queue=0, registers=Vec::new()))]
     fn queue_snapshot<'py>(
         &self,
@@ -474,8 +478,8 @@ impl Dataplane {
     ) -> PyResult<Bound<'py, PyDict>> {
         let s = py.allow_threads(|| self.sw.queue_snapshot(port, queue, &registers))?;
         let d = PyDict::new(py);
-        d.set_item("depth_pkts", s.depth_pkts)?;
-        d.set_item("depth_bytes", s.depth_bytes)?;
+        d.set_item("qdepth_pkts", s.qdepth_pkts)?;
+        d.set_item("qdepth_bytes", s.qdepth_bytes)?;
         d.set_item("registers", PyList::new(py, s.registers)?)?;
         d.set_item("now_us", s.now_us)?;
         Ok(d)

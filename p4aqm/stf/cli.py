@@ -26,7 +26,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _compile(p4: Path, includes: list[str], out_dir: Path) -> Path | None:
-    from p4compiler.cli import main as compile_main
+    from p4aqm.compiler.cli import main as compile_main
 
     out = out_dir / f"{p4.stem}.json"
     args = [str(p4), "-o", str(out)] + [f"-I{d}" for d in includes]

@@ -29,7 +29,7 @@ from p4aqm.stf.commands import (
     Wait,
 )
 from p4aqm.stf.program import Program, ProgramError
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 
 _COMPARE = {
     "==": operator.eq,

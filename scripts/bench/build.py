@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from p4compiler.cli import main as compile_main
+from p4aqm.compiler.cli import main as compile_main
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from topologies import Dumbbell, DumbbellSpec
+from p4aqm.topology import Dumbbell, DumbbellSpec
 
 BRINGUPS = 3
 WARMUP_S = 10

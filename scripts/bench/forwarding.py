@@ -33,14 +33,14 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
 from build import REPO, compile_to
-from p4aqm.netlab import TestNetwork
+from p4aqm.topology.netlab import TestNetwork
 
 DURATION_S = 5.0
 REPEATS = 3
 SWITCH_CPU = 1
 GENERATOR_CPU = 0
 GENERATOR_BOUND = 0.05  # delivered this close to offered: the offer was the limit
-ROUTES = REPO / "controller" / "examples" / "l3_forward.yaml"
+ROUTES = REPO / "examples" / "controller" / "l3_forward.yaml"
 P4AQM = str(Path(sys.executable).parent / "p4aqm")
 WIRE = "wire (empty pipeline)"
 L3_FORWARD = "l3_forward"
@@ -49,7 +49,7 @@ SHAPED = "l3_forward, shaped"
 # packets wait and the tail drops) and its link delays every packet by 5 ms, so each one
 # also passes through the delay line.
 SHAPED_PORTS = {
-    2: {"queue": {"rate_bps": 1_000_000_000, "depth_packets": 1000}, "link": {"delay_us": 5_000}}
+    2: {"queue": {"rate_bps": 1_000_000_000, "depth_pkts": 1000}, "link": {"delay_us": 5_000}}
 }
 
 

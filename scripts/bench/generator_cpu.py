@@ -21,10 +21,10 @@ import sys
 import time
 from pathlib import Path
 
-from experiments.web_load import run_web_load
-from topologies import Dumbbell, DumbbellSpec
-from traffic.calibration import load_calibration, users_for_load
-from traffic.web.browsing import WebParams
+from p4aqm.experiments.web_load import run_web_load
+from p4aqm.topology import Dumbbell, DumbbellSpec
+from p4aqm.traffic.calibration import load_calibration, users_for_load
+from p4aqm.traffic.web.browsing import WebParams
 
 REPO = Path(__file__).resolve().parents[2]
 CALIBRATION = REPO / "calibrations" / "web-tcpeval.yaml"
@@ -32,7 +32,8 @@ LOAD_FRACTION = 1.1
 BOTTLENECK_BPS = 10_000_000
 WARMUP_S = 30
 MEASURE_S = 60
-RED = {"discipline": "red", "min_th": 30, "max_th": 90, "max_p": 0.1, "w_q": 1 / 512}
+# Keywords, not string keys: "max_p" would read as the monitor's column of that name.
+RED = dict(discipline="red", min_th=30, max_th=90, max_p=0.1, w_q=1 / 512)
 
 
 def report() -> list[str]:

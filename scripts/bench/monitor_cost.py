@@ -14,7 +14,7 @@ monitor, polling, off, ...), so the VM's drifting CPU speed falls on all three a
 - monitor off: nothing samples the switch.
 - monitor on: `p4aqm controller CONFIG --sample out.parquet --period-ms 3`, which on our
   switch subscribes to the dataplane's queue monitor over gNMI (all 4 ports).
-- polling (the baseline): controller/sampler.py's `Sampler` and `sample` called directly
+- polling (the baseline): p4aqm/controller/sampler.py's `Sampler` and `sample` called directly
   from a small Python process (the CLI would pick the monitor), one P4Runtime Read of
   every probe of the 4 ports per 3 ms tick, into a Parquet file too.
 
@@ -57,7 +57,8 @@ from scapy.layers.l2 import Ether
 from scapy.packet import Padding
 
 from build import REPO, compile_to
-from p4aqm.netlab import TestNetwork
+from p4aqm.schema import Column
+from p4aqm.topology.netlab import TestNetwork
 
 LINK_BPS = 10_000_000
 DATA_BYTES, DATA_PPS = 1500, 833  # 1500 * 8 * 833 = 10.0 Mbit/s
@@ -70,7 +71,8 @@ WARMUP_S = 2.0
 TARGET_ADDED = 0.02  # of a core, the monitor's budget over "off"
 SWITCH_CPU = 1
 TRAFFIC_CPU = 0
-RED = {"discipline": "red", "min_th": 5, "max_th": 15, "max_p": 0.1}
+# Keywords, not string keys: "max_p" would read as the monitor's column of that name.
+RED = dict(discipline="red", min_th=5, max_th=15, max_p=0.1)
 P4AQM = str(Path(sys.executable).parent / "p4aqm")
 CLOCK_TICK_S = 1 / os.sysconf("SC_CLK_TCK")
 OFF, MONITOR, POLLING = "off", "monitor", "polling"
@@ -94,17 +96,26 @@ while True:
 
 # Run in the network's namespace: the polling sampler, forced (the CLI picks the monitor).
 POLL = """
+import signal
 import sys
+import threading
 from pathlib import Path
-from controller.config import load_config
-from controller.sampler import Sampler, sample
+from p4aqm.controller.config import load_config
+from p4aqm.controller.recording import MonitorRecording
+from p4aqm.controller.sampler import Sampler
 
 config = load_config(Path(sys.argv[1]))
 ports = {p: c.aqm.probes() for p, c in config.ports.items() if c.aqm is not None}
 period_s = float(sys.argv[3]) / 1000
 s = config.switch
 sampler = Sampler(s.grpc_addr, s.device_id, config.pipeline.p4info, ports, period_s=period_s)
-print(f"{sample(sampler, Path(sys.argv[2]), period_s, None)} sample row(s) written")
+stop = threading.Event()
+for signum in (signal.SIGINT, signal.SIGTERM):
+    signal.signal(signum, lambda *_: stop.set())
+recording = MonitorRecording.of(sampler, period_s, Path(sys.argv[2]))
+while not stop.wait(0.2) and recording.running:
+    pass
+print(f"{recording.stop()} sample row(s) written")
 """
 
 
@@ -214,7 +225,7 @@ def measure(
         if found is None and "controller" in sampler_args:
             raise RuntimeError(f"bench: the controller did not use the monitor:\n{output}")
         missed, overruns = (int(found[1]), int(found[2])) if found else (0, 0)
-        times = pd.read_parquet(out, columns=["realtime_ns"])["realtime_ns"]
+        times = pd.read_parquet(out, columns=[Column.REALTIME_NS])[Column.REALTIME_NS]
         samples = int(times.between(start_ns, end_ns).sum())
         out.unlink()
     return Slice(

@@ -21,7 +21,7 @@ from pathlib import Path
 from forwarding import counter, frame, install_routes, trafgen_config
 
 from build import REPO, compile_to
-from p4aqm.netlab import TestNetwork
+from p4aqm.topology.netlab import TestNetwork
 
 SAMPLE_S = 10.0
 WARMUP_S = 60.0
@@ -30,11 +30,12 @@ WARMUP_S = 60.0
 COUNTERS = """
 import asyncio, sys
 from finsy import GNMIClient, GNMIPath
+from p4aqm.schema import Group, container_path
 
 async def main():
     async with GNMIClient(sys.argv[1]) as client:
         for port in (1, 2):
-            path = GNMIPath(f"/p4aqm/ports/port[id={port}]/state/counters")
+            path = GNMIPath(container_path(Group.PORT_COUNTERS, port))
             for update in await client.get(path):
                 name = str(update.path).rsplit("/", 1)[-1]
                 print(f"  switch port {port} {name}: {update.value}")

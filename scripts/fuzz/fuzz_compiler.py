@@ -14,7 +14,7 @@ import atheris
 from harness import fuzz
 
 with atheris.instrument_imports():
-    from p4compiler.cli import main as compile_main
+    from p4aqm.compiler.cli import main as compile_main
 
 REPO = Path(__file__).resolve().parents[2]
 WORK = Path(tempfile.mkdtemp(prefix="p4aqm-fuzz-compiler-"))

@@ -25,8 +25,8 @@ from finsy.proto import p4i, p4r, p4r_grpc
 from google.protobuf import message, text_format
 from harness import fuzz
 
-from p4aqm.netlab import die_with_parent
-from p4compiler.cli import main as compile_main
+from p4aqm.compiler.cli import main as compile_main
+from p4aqm.topology.netlab import die_with_parent
 
 REPO = Path(__file__).resolve().parents[2]
 WORK = Path(tempfile.mkdtemp(prefix="p4aqm-fuzz-p4rt-"))

@@ -15,8 +15,8 @@ from harness import fuzz
 from scapy.layers.inet import IP, TCP, UDP
 from scapy.layers.l2 import Ether
 
-from p4compiler.cli import main as compile_main
-from p4switch._dataplane import Dataplane
+from p4aqm.compiler.cli import main as compile_main
+from p4aqm.switch._dataplane import Dataplane
 
 REPO = Path(__file__).resolve().parents[2]
 WORK = Path(tempfile.mkdtemp(prefix="p4aqm-fuzz-packets-"))

@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from traffic.bulk import read_report
-from traffic.records import read_records
+from p4aqm.traffic.bulk import read_report
+from p4aqm.traffic.records import read_records
 
 BLAST_S = (20.0, 110.0)
 

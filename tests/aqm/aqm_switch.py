@@ -6,11 +6,11 @@ import finsy as fy
 from finsy.proto import p4i, p4r
 from google.protobuf import text_format
 
-from controller.disciplines import AqmConfig
-from p4switch._dataplane import Dataplane
-from p4switch.runtime.action_profiles import ActionProfiles
-from p4switch.runtime.pipeline import Pipeline
-from p4switch.runtime.table_entries import TableEntries
+from p4aqm.controller.disciplines import AqmConfig
+from p4aqm.switch._dataplane import Dataplane
+from p4aqm.switch.runtime.action_profiles import ActionProfiles
+from p4aqm.switch.runtime.pipeline import Pipeline
+from p4aqm.switch.runtime.table_entries import TableEntries
 from programs import CompiledProgram
 
 IN_PORT, OUT_PORT = 1, 2
@@ -60,7 +60,7 @@ def aqm_dataplane(
     """The program's AQM on OUT_PORT, draining at rate_pps."""
     dp = routed_dataplane(program, seed)
     install_entries(dp, program, aqm.entries(OUT_PORT))
-    dp.set_queue(OUT_PORT, rate_pps=rate_pps, depth_packets=aqm.limit_pkts + QUEUE_HEADROOM_PKTS)
+    dp.set_queue(OUT_PORT, rate_pps=rate_pps, depth_pkts=aqm.limit_pkts + QUEUE_HEADROOM_PKTS)
     return dp
 
 

@@ -3,7 +3,7 @@ keeps under RED's names, so red_switch's readers serve for the rest)."""
 
 from aqm_switch import OUT_PORT, read_register
 
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 
 
 def read_adaptation(dp: Dataplane) -> tuple[int, int]:

@@ -6,9 +6,9 @@ from aqm_switch import OUT_PORT, read_register
 from red_switch import RedState
 from red_switch import read_state as read_cell
 
-from controller.disciplines.cbt import CELLS_PER_PORT, TOTAL_CELL, CbtClassRule, CbtConfig
+from p4aqm.controller.disciplines.cbt import CELLS_PER_PORT, TOTAL_CELL, CbtClassRule, CbtConfig
 from p4aqm.models.cbt import CbtDecision, CbtTables, TrafficClass
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 
 # The marked class in these tests: UDP with DSCP EF (46), as a multimedia sender marks.
 DSCP_EF = 46

@@ -6,7 +6,7 @@ from aqm_switch import OUT_PORT, read_register
 from red_switch import RedState
 from red_switch import read_state as read_red_state
 
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 
 FRED_COUNTERS = (
     "MyIngress.fred_flow_drops",

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from aqm_switch import OUT_PORT, read_register, signed_count
 
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 
 RED_COUNTERS = tuple(
     f"MyIngress.red_enqueue.{name}"

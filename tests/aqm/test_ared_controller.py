@@ -7,7 +7,7 @@ import finsy as fy
 import pytest
 from pydantic import ValidationError
 
-from controller.disciplines.ared import AredConfig
+from p4aqm.controller.disciplines.ared import AredConfig
 from p4aqm.models.ared import AredTables
 from p4aqm.models.fixed_point import packets_to_avg, probability
 from programs import P4SRC, compile_program

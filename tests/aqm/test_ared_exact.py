@@ -19,7 +19,7 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from schedule import DepartureSchedule
 
-from controller.disciplines import AredConfig
+from p4aqm.controller.disciplines import AredConfig
 from p4aqm.models.ared import AredQueue, AredTables
 from p4aqm.models.red import Decision
 from programs import CompiledProgram

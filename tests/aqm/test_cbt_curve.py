@@ -21,7 +21,7 @@ from scapy.packet import Packet
 from p4aqm.models.cbt import CbtDecision, TrafficClass
 from p4aqm.models.fixed_point import packets_to_avg, probability
 from p4aqm.models.red import expected_mark_fraction
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 from programs import CompiledProgram
 
 ARRIVALS = 60_000

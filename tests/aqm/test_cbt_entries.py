@@ -6,7 +6,7 @@ import finsy as fy
 import pytest
 from pydantic import ValidationError
 
-from controller.disciplines.cbt import CbtConfig
+from p4aqm.controller.disciplines.cbt import CbtConfig
 from p4aqm.models.cbt import CbtTables, TrafficClass
 from programs import P4SRC, compile_program
 

@@ -20,7 +20,7 @@ from scapy.layers.inet import IP, TCP, UDP
 from scapy.layers.l2 import Ether
 from schedule import DepartureSchedule
 
-from controller.disciplines import CbtConfig
+from p4aqm.controller.disciplines import CbtConfig
 from p4aqm.models.cbt import CbtDecision, CbtQueue, TrafficClass
 from programs import CompiledProgram
 

@@ -11,10 +11,10 @@ from cbt_switch import TOTAL, cbt_config, cell
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
-from controller.disciplines import AqmConfig, DropTailConfig, FredConfig, RedConfig
+from p4aqm.controller.disciplines import AqmConfig, DropTailConfig, FredConfig, RedConfig
 from p4aqm.models.cbt import TrafficClass
 from p4aqm.models.fred import FredTables
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 from programs import P4SRC, compile_program
 
 RATE_PPS = 1000.0

@@ -9,9 +9,9 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from schedule import DepartureSchedule
 
-from controller.disciplines import DropTailConfig
+from p4aqm.controller.disciplines import DropTailConfig
 from p4aqm.models.droptail import DropTailQueue
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 from programs import CompiledProgram
 
 PACKETS = 100_000

@@ -20,7 +20,7 @@ from fred_switch import read_counters
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
-from controller.disciplines import FredConfig
+from p4aqm.controller.disciplines import FredConfig
 from p4aqm.models.fixed_point import packets_to_avg, probability
 from p4aqm.models.fred import FiveTuple, FredTables
 from p4aqm.models.red import expected_mark_fraction

@@ -6,7 +6,7 @@ import finsy as fy
 import pytest
 from pydantic import ValidationError
 
-from controller.disciplines.fred import FredConfig
+from p4aqm.controller.disciplines.fred import FredConfig
 from p4aqm.models.fred import FredTables
 from programs import P4SRC, compile_program
 

@@ -22,7 +22,7 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from schedule import DepartureSchedule
 
-from controller.disciplines import FredConfig
+from p4aqm.controller.disciplines import FredConfig
 from p4aqm.models.fred import Decision, FiveTuple, FredQueue, FredTables, crc16
 from programs import CompiledProgram
 

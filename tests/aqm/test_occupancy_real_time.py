@@ -27,9 +27,9 @@ import pytest
 from scapy.layers.inet import IP, TCP, UDP
 from scapy.layers.l2 import Ether
 
-from controller.disciplines import CbtConfig, FredConfig, RedConfig
-from controller.disciplines.cbt import CbtClassRule
-from p4aqm.netlab import TestNetwork
+from p4aqm.controller.disciplines import CbtConfig, FredConfig, RedConfig
+from p4aqm.controller.disciplines.cbt import CbtClassRule
+from p4aqm.topology.netlab import TestNetwork
 from programs import P4SRC, compile_program
 
 pytestmark = pytest.mark.skipif(
@@ -56,8 +56,8 @@ sys.path[:0] = [sys.argv[1], str(Path(sys.argv[1]) / "aqm")]
 from aqm_switch import IN_PORT, OUT_PORT, QUEUE_HEADROOM_PKTS, ROUTE, install_entries, u
 from pydantic import TypeAdapter
 
-from controller.disciplines import AqmConfig
-from p4switch._dataplane import Dataplane
+from p4aqm.controller.disciplines import AqmConfig
+from p4aqm.switch._dataplane import Dataplane
 from programs import CompiledProgram
 
 spec = json.loads(Path(sys.argv[2]).read_text())
@@ -73,7 +73,7 @@ dp.table_add("MyIngress.ipv4_lpm", [ROUTE], "MyIngress.ipv4_forward",
              [bytes(6), bytes(6), u(OUT_PORT, 2)], 0)
 install_entries(dp, program, aqm.entries(OUT_PORT))
 dp.set_queue(OUT_PORT, rate_pps=spec["drain_pps"],
-             depth_packets=aqm.limit_pkts + QUEUE_HEADROOM_PKTS)
+             depth_pkts=aqm.limit_pkts + QUEUE_HEADROOM_PKTS)
 dp.start()
 
 port_cell = [tuple(spec["port_cell"])]
@@ -86,7 +86,7 @@ def watch():
     global snapshots
     while sending:
         s = dp.queue_snapshot(OUT_PORT, registers=port_cell)
-        difference = s["registers"][0] - s["depth_pkts"]
+        difference = s["registers"][0] - s["qdepth_pkts"]
         differences[difference] = differences.get(difference, 0) + 1
         snapshots += 1
         time.sleep(0.0002)
@@ -109,7 +109,7 @@ sending = False
 watcher.join()
 # Everything admitted drains in at most limit / rate seconds.
 deadline = time.monotonic() + 30
-while dp.queue_snapshot(OUT_PORT)["depth_pkts"] and time.monotonic() < deadline:
+while dp.queue_snapshot(OUT_PORT)["qdepth_pkts"] and time.monotonic() < deadline:
     time.sleep(0.05)
 time.sleep(0.2)
 counts = {f"{name}[{index}]": int.from_bytes(dp.register_read(name, index), "big")

@@ -14,7 +14,7 @@ from scapy.layers.inet import IP, TCP, UDP
 from scapy.layers.l2 import Ether
 from schedule import DepartureSchedule
 
-from controller.disciplines import AredConfig, DropTailConfig, FredConfig, RedConfig
+from p4aqm.controller.disciplines import AredConfig, DropTailConfig, FredConfig, RedConfig
 from p4aqm.models.ared import AredQueue, AredTables
 from p4aqm.models.cbt import CbtDecision, CbtQueue, TrafficClass
 from p4aqm.models.droptail import DropTailQueue
@@ -30,7 +30,7 @@ from p4aqm.models.fixed_point import (
 )
 from p4aqm.models.fred import FRED_MAX_LIMIT_PKTS, FiveTuple, FredQueue, FredTables
 from p4aqm.models.red import RedQueue, RedTables
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 from programs import CompiledProgram
 
 Programs = Callable[[str], CompiledProgram]

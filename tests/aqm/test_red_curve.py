@@ -14,7 +14,7 @@ from red_switch import read_counters
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
-from controller.disciplines import RedConfig
+from p4aqm.controller.disciplines import RedConfig
 from p4aqm.models.fixed_point import packets_to_avg, probability
 from p4aqm.models.red import expected_mark_fraction
 from programs import CompiledProgram

@@ -17,7 +17,7 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from schedule import DepartureSchedule
 
-from controller.disciplines import RedConfig
+from p4aqm.controller.disciplines import RedConfig
 from p4aqm.models.red import Decision, RedQueue, RedTables
 from programs import CompiledProgram
 

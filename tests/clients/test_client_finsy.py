@@ -9,7 +9,7 @@ from typing import Any
 
 import finsy as fy
 
-from p4switch.runtime.server import P4RuntimeService, start_server
+from p4aqm.switch.runtime.server import P4RuntimeService, start_server
 
 ROUTE = fy.P4TableEntry(
     "ipv4_lpm",
@@ -36,7 +36,7 @@ async def _session(dataplane: Any, program: Any) -> list[fy.P4TableEntry]:
 
 
 def test_finsy_push_insert_read(l3_program: Any) -> None:
-    from p4switch._dataplane import Dataplane
+    from p4aqm.switch._dataplane import Dataplane
 
     dataplane = Dataplane(cpu_port=None, seed=0)
     for port in (1, 2):

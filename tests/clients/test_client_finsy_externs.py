@@ -11,8 +11,8 @@ from typing import Any
 import finsy as fy
 import pytest
 
-from p4switch.gnmi.service import GnmiService
-from p4switch.runtime.server import P4RuntimeService, start_server, stop_server
+from p4aqm.switch.gnmi.service import GnmiService
+from p4aqm.switch.runtime.server import P4RuntimeService, start_server, stop_server
 from programs import REPO, CompiledProgram, compile_program
 
 SOURCE = REPO / "tests" / "switch" / "programs" / "runtime_externs.p4"
@@ -86,7 +86,7 @@ async def _output(dataplane: Any) -> list[tuple[int, bytes]]:
 
 
 def test_finsy_externs_and_packets(externs_compiled: CompiledProgram) -> None:
-    from p4switch._dataplane import Dataplane
+    from p4aqm.switch._dataplane import Dataplane
 
     dataplane = Dataplane(cpu_port=CPU_PORT, seed=0)
     for port in (1, 2):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from compiler_helpers import CompileText, Result
 
-from p4compiler.cli import main
+from p4aqm.compiler.cli import main
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from compiler_helpers import CompileText
 from finsy.proto import p4i
 from google.protobuf import text_format
 
-from p4compiler.cli import main
+from p4aqm.compiler.cli import main
 
 # p4c's testdata/p4_16_samples/action_profile-bmv2.p4 (`smeta.drop = 1` is
 # `mark_to_drop(smeta)`: our v1model.p4 has no `drop` field; the P4Info is the same).

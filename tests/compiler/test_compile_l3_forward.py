@@ -6,8 +6,8 @@ from pathlib import Path
 from finsy.proto import p4i
 from google.protobuf import text_format
 
-from p4compiler.cli import main
-from p4compiler.ids import Prefix, jenkins_one_at_a_time
+from p4aqm.compiler.cli import main
+from p4aqm.compiler.ids import Prefix, jenkins_one_at_a_time
 
 L3_FORWARD = Path(__file__).resolve().parents[2] / "p4src" / "l3_forward.p4"
 

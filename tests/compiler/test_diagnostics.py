@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from compiler_helpers import CompileText
 
-from p4compiler.cli import main
+from p4aqm.compiler.cli import main
 
 HEADER = "#include <core.p4>\n#include <v1model.p4>\n"
 TAIL = """

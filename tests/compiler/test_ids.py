@@ -1,6 +1,6 @@
 """p4c's P4Info ID scheme (REFERENCE.md section 2)."""
 
-from p4compiler.ids import Prefix, assign_ids, jenkins_one_at_a_time
+from p4aqm.compiler.ids import Prefix, assign_ids, jenkins_one_at_a_time
 
 
 def test_check_values_from_p4c() -> None:

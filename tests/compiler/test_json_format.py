@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from p4compiler.cli import main as compile_main
+from p4aqm.compiler.cli import main as compile_main
 
 REPO = Path(__file__).resolve().parents[2]
 CONFORMANCE = REPO / "tests" / "conformance"

@@ -2,11 +2,11 @@
 
 import pytest
 
-from p4compiler import ast
-from p4compiler.diagnostics import CompileError
-from p4compiler.lexer import tokenize
-from p4compiler.parser import Parser, parse
-from p4compiler.preprocess import LineMap
+from p4aqm.compiler import ast
+from p4aqm.compiler.diagnostics import CompileError
+from p4aqm.compiler.lexer import tokenize
+from p4aqm.compiler.parser import Parser, parse
+from p4aqm.compiler.preprocess import LineMap
 
 GRAMMAR_TOUR = """
 error { Oops }

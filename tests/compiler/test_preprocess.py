@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from p4compiler.diagnostics import CompileError
-from p4compiler.preprocess import preprocess
+from p4aqm.compiler.diagnostics import CompileError
+from p4aqm.compiler.preprocess import preprocess
 
 
 def test_include_define_and_line_map(tmp_path: Path) -> None:

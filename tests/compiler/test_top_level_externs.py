@@ -7,8 +7,8 @@ from compiler_helpers import CompileText
 from finsy.proto import p4i
 from google.protobuf import text_format
 
-from p4compiler.ids import Prefix, assign_ids
-from p4switch._dataplane import Dataplane
+from p4aqm.compiler.ids import Prefix, assign_ids
+from p4aqm.switch._dataplane import Dataplane
 
 HEADER = """#include <core.p4>
 #include <v1model.p4>

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from controller.bmv2_queues import Bmv2PortError
-from controller.cli import main as controller_main
-from controller.config import load_config
-from controller.session import apply_config
-from p4switch._dataplane import Dataplane
-from p4switch.runtime.server import P4RuntimeService, ServerThread
+from p4aqm.controller.bmv2_queues import Bmv2PortError
+from p4aqm.controller.cli import main as controller_main
+from p4aqm.controller.config import load_config
+from p4aqm.controller.session import apply_config
+from p4aqm.switch._dataplane import Dataplane
+from p4aqm.switch.runtime.server import P4RuntimeService, ServerThread
 from programs import CompiledProgram
 
 LIMIT_PKTS = 120
@@ -81,7 +81,7 @@ def test_queues_go_through_the_cli(
     address, dataplane = bmv2_like
     ports = {
         2: {"aqm": RED, "queue": {"rate_bps": 10_000_000}},
-        3: {"queue": {"rate_pps": 250.4, "depth_packets": 40}},
+        3: {"queue": {"rate_pps": 250.4, "depth_pkts": 40}},
         4: {"link": {"rate_bps": 2_000_000}},
     }
     inserted, _, _ = apply_config(load_config(write_config(tmp_path, red_program, address, ports)))

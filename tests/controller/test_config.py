@@ -6,12 +6,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from controller.config import ConfigError, load_config
-from controller.port_control import QUEUE_HEADROOM_PKTS, aqm_depths, port_updates
+from p4aqm.controller.config import ConfigError, load_config
+from p4aqm.controller.port_control import QUEUE_HEADROOM_PKTS, aqm_depths, port_updates
 
 MINIMAL_P4INFO = 'actions { preamble { id: 21257015 name: "NoAction" alias: "NoAction" } }\n'
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "controller" / "examples" / "l3_forward.yaml"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "controller" / "l3_forward.yaml"
 
 
 @pytest.fixture
@@ -98,7 +98,7 @@ def test_missing_file_is_reported(tmp_path: Path) -> None:
 def test_ports_become_gnmi_updates(tmp_path: Path, pipeline_files: dict[str, str]) -> None:
     config = example_with(pipeline_files)
     config["ports"] = {
-        2: {"queue": {"rate_bps": 10_000_000, "depth_packets": 120}},
+        2: {"queue": {"rate_bps": 10_000_000, "depth_pkts": 120}},
         1: {"link": {"delay_us": 40_000}},
     }
     loaded = load_config(write(tmp_path, config))
@@ -106,7 +106,7 @@ def test_ports_become_gnmi_updates(tmp_path: Path, pipeline_files: dict[str, str
     assert updates == [
         ("/p4aqm/ports/port[id=1]/link/config/delay-us", 40_000),
         ("/p4aqm/ports/port[id=2]/queues/queue[id=*]/config/rate-bps", 10_000_000),
-        ("/p4aqm/ports/port[id=2]/queues/queue[id=*]/config/depth-packets", 120),
+        ("/p4aqm/ports/port[id=2]/queues/queue[id=*]/config/depth-pkts", 120),
     ]
 
 
@@ -135,7 +135,7 @@ def test_aqm_ports_get_a_queue_deeper_than_their_limit(
     config["ports"] = {
         2: {"aqm": red},
         3: {"aqm": red, "queue": {"rate_bps": 10_000_000}},
-        4: {"aqm": red, "queue": {"depth_packets": 500}},
+        4: {"aqm": red, "queue": {"depth_pkts": 500}},
         5: {"queue": {"rate_bps": 10_000_000}},
     }
     loaded = load_config(write(tmp_path, config))
@@ -147,6 +147,6 @@ def test_a_queue_no_deeper_than_the_aqm_limit_is_an_error(
 ) -> None:
     config = example_with(pipeline_files)
     red = {"discipline": "red", "min_th": 5, "max_th": 15, "max_p": 0.1, "limit_pkts": 100}
-    config["ports"] = {2: {"aqm": red, "queue": {"depth_packets": 100}}}
-    with pytest.raises(ConfigError, match=r"ports\[2\]: Value error, queue.depth_packets \(100\)"):
+    config["ports"] = {2: {"aqm": red, "queue": {"depth_pkts": 100}}}
+    with pytest.raises(ConfigError, match=r"ports\[2\]: Value error, queue.depth_pkts \(100\)"):
         load_config(write(tmp_path, config))

@@ -5,11 +5,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from controller.config import load_config
-from controller.session import check_against_p4info, desired_entries
+from p4aqm.controller.config import load_config
+from p4aqm.controller.pipeline import check_against_p4info, desired_entries
 from programs import P4SRC, REPO, compile_program
 
-EXAMPLES = sorted((REPO / "controller" / "examples").glob("*.yaml"))
+EXAMPLES = sorted((REPO / "examples" / "controller").glob("*.yaml"))
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)

@@ -11,8 +11,8 @@ import pytest
 import yaml
 from switch_process import SwitchProcess, stop_switch  # on sys.path from conftest.py
 
-from controller.config import load_config
-from controller.session import apply_config
+from p4aqm.controller.config import load_config
+from p4aqm.controller.session import apply_config
 from programs import P4SRC, CompiledProgram, compile_program
 
 
@@ -49,7 +49,7 @@ def test_install_replace_and_keep_are_said(
     stop_switch(switch_process.process)
     assert switch_process.process.stdout is not None
     log = switch_process.process.stdout.read()
-    stamp = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} p4switch\.runtime INFO: "
+    stamp = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} p4aqm\.switch\.runtime INFO: "
     assert re.search(stamp + re.escape(f"pipeline loaded: {_program(red)}"), log), log
     replaced = f"pipeline replaced ({_program(red)} -> {_program(dt)})"
     assert re.search(stamp + re.escape(replaced), log), log

@@ -8,13 +8,13 @@ import yaml
 from finsy import GNMIClient, GNMIPath
 from switch_process import SwitchProcess  # on sys.path from conftest.py
 
-from controller.config import load_config
-from controller.port_control import QUEUE_HEADROOM_PKTS
-from controller.session import apply_config
+from p4aqm.controller.config import load_config
+from p4aqm.controller.port_control import QUEUE_HEADROOM_PKTS
+from p4aqm.controller.session import apply_config
 from programs import CompiledProgram
 
 LIMIT_PKTS = 120
-DEPTH = "/p4aqm/ports/port[id=2]/queues/queue[id=0]/config/depth-packets"
+DEPTH = "/p4aqm/ports/port[id=2]/queues/queue[id=0]/config/depth-pkts"
 
 
 def red_config(tmp_path: Path, program: CompiledProgram, address: str, **port: dict) -> Path:

@@ -3,7 +3,7 @@
 import pytest
 from pydantic import ValidationError
 
-from controller.disciplines.red import RedConfig, red_entries
+from p4aqm.controller.disciplines.red import RedConfig, red_entries
 from p4aqm.models.red import RedTables
 
 

@@ -20,24 +20,26 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from switch_process import SwitchProcess  # on sys.path from conftest.py
 
-from controller.config import load_config
-from controller.sample_file import read_metadata
-from controller.sampler import Sampler, sample
-from controller.session import apply_config
-from p4switch._dataplane import Dataplane
-from p4switch.runtime.server import P4RuntimeService, ServerThread
+from p4aqm.controller.config import load_config
+from p4aqm.controller.recording import MonitorRecording
+from p4aqm.controller.sample_file import read_metadata
+from p4aqm.controller.sampler import Sampler
+from p4aqm.controller.session import apply_config
+from p4aqm.schema import COUNTER_DELTAS, Column, class_column
+from p4aqm.switch._dataplane import Dataplane
+from p4aqm.switch.runtime.server import P4RuntimeService, ServerThread
 from programs import P4SRC, CompiledProgram, compile_program
 
 COLUMNS = [
-    "realtime_ns",
-    "t_us",
-    "port",
-    "occupancy_pkts",
-    "avg_pkts",
-    "marks",
-    "early_drops",
-    "forced_drops",
-    "overflow_drops",
+    Column.REALTIME_NS,
+    Column.ELAPSED_US,
+    Column.EGRESS_PORT,
+    Column.OCCUPANCY_PKTS,
+    Column.AVG_PKTS,
+    Column.MARKS_DELTA,
+    Column.EARLY_DROPS_DELTA,
+    Column.FORCED_DROPS_DELTA,
+    Column.OVERFLOW_DROPS_DELTA,
 ]
 
 
@@ -67,16 +69,16 @@ def test_csv_is_complete_after_an_interrupt(
     assert len(rows) >= 200
     # Each tick writes one row per port, in port order, at one time.
     ticks = [rows[i : i + 2] for i in range(0, len(rows), 2)]
-    assert all([r["port"] for r in tick] == ["2", "3"] for tick in ticks)
-    assert all(tick[0]["t_us"] == tick[1]["t_us"] for tick in ticks)
-    times = [int(tick[0]["t_us"]) for tick in ticks]
+    assert all([r[Column.EGRESS_PORT] for r in tick] == ["2", "3"] for tick in ticks)
+    assert all(tick[0][Column.ELAPSED_US] == tick[1][Column.ELAPSED_US] for tick in ticks)
+    times = [int(tick[0][Column.ELAPSED_US]) for tick in ticks]
     assert all(a < b for a, b in zip(times, times[1:], strict=False))
     # Ticks are on the 3 ms grid from the start, a late one skipping grid points: the
-    # j-th tick is never before j periods (t_us is rounded to the microsecond). However
-    # slow the machine, the sampler never samples faster than its period.
+    # j-th tick is never before j periods (elapsed_us is rounded to the microsecond).
+    # However slow the machine, the sampler never samples faster than its period.
     assert all(t >= j * 3000 - 1 for j, t in enumerate(times)), times
     # Wall-clock stamps move with the run's own clock.
-    stamps = [int(tick[0]["realtime_ns"]) for tick in ticks]
+    stamps = [int(tick[0][Column.REALTIME_NS]) for tick in ticks]
     assert all(a < b for a, b in zip(stamps, stamps[1:], strict=False))
 
 
@@ -94,16 +96,22 @@ def test_parquet_is_complete_after_an_interrupt(
     assert f"{len(frame)} sample row(s)" in result.stdout
     assert len(frame) > 0
     # Integers stay integers; only fixed point scaled to packets is a float.
-    expected = {c: "int64" for c in COLUMNS} | {"avg_pkts": "float64"}
+    expected = {c: "int64" for c in COLUMNS} | {Column.AVG_PKTS: "float64"}
     assert {c: str(t) for c, t in frame.dtypes.items()} == expected
-    # Counters are totals since the run began: the first row of each port is 0.
-    assert (frame.groupby("port").first()[["marks", "early_drops"]] == 0).all().all()
+    # Counters are deltas per period, as the monitor's: the first row of each port is 0.
+    counters = [Column.MARKS_DELTA, Column.EARLY_DROPS_DELTA]
+    assert (frame.groupby(Column.EGRESS_PORT).first()[counters] == 0).all().all()
     metadata = read_metadata(out)
     assert metadata["period_us"] == 3000
     assert metadata["switch"]["grpc_addr"] == polling_switch
     assert metadata["ports"]["2"]["aqm"]["min_th"] == 5
-    assert set(metadata["time_base"]) == {"realtime_ns", "t_us"}
-    assert metadata["sources"]["occupancy_pkts"] == "register aqm_occupancy[port * 1 + 0]"
+    assert set(metadata["time_base"]) == {Column.REALTIME_NS, Column.ELAPSED_US}
+    assert metadata["counters"] == COUNTER_DELTAS
+    sources = metadata["sources"]
+    assert sources[Column.OCCUPANCY_PKTS] == "register aqm_occupancy[port * 1 + 0]"
+    assert sources[Column.MARKS_DELTA] == (
+        "counter MyIngress.red_enqueue.marks[port * 1 + 0], delta per period"
+    )
 
 
 def test_sample_without_aqm_is_an_error(
@@ -144,14 +152,16 @@ def test_without_register_reads_the_counters_remain(
         config = load_config(red_config(tmp_path, red_program, address))
         apply_config(config)
         ports = {port: c.aqm.probes() for port, c in config.ports.items()}
-        sampler = Sampler(address, 0, config.pipeline.p4info, ports)
-        written = sample(sampler, tmp_path / "s.csv", period_s=0.01, duration_s=0.2)
+        sampler = Sampler(address, 0, config.pipeline.p4info, ports, period_s=0.01)
+        recording = MonitorRecording.of(sampler, 0.01, tmp_path / "s.csv")
+        time.sleep(0.2)
+        written = recording.stop()
     finally:
         server.stop()
     rows = list(csv.DictReader((tmp_path / "s.csv").read_text().splitlines()))
     assert written == len(rows) > 0
     # No arrivals, so no queue samples: the occupancy cells stay empty.
-    assert all(row["occupancy_pkts"] == "" and row["marks"] == "0" for row in rows)
+    assert all(row[Column.OCCUPANCY_PKTS] == "" and row[Column.MARKS_DELTA] == "0" for row in rows)
     assert "['avg_pkts', 'occupancy_pkts'] from queue-sample digests" in capsys.readouterr().err
 
 
@@ -164,7 +174,7 @@ def test_without_register_reads_queue_samples_come_as_digests(
     for port in (1, 2):
         dataplane.add_memory_port(port)
     # One packet per second: the first leaves at once, the others wait past the test.
-    dataplane.set_queue(2, rate_pps=1.0, depth_packets=500)
+    dataplane.set_queue(2, rate_pps=1.0, depth_pkts=500)
     dataplane.start()
     server = ServerThread(BmV2LikeService(dataplane, device_id=0))
     address = f"127.0.0.1:{server.start()}"
@@ -195,7 +205,7 @@ def test_without_register_reads_queue_samples_come_as_digests(
         avg = int.from_bytes(dataplane.register_read("red_avg", 2), "big") / 65536
         deadline = time.monotonic() + 30  # only a lost digest takes this long
         after = port_row(sampler)
-        while after.get("occupancy_pkts") != occupancy and time.monotonic() < deadline:
+        while after.get(Column.OCCUPANCY_PKTS) != occupancy and time.monotonic() < deadline:
             time.sleep(0.01)
             after = port_row(sampler)
         sampler.close()
@@ -203,12 +213,12 @@ def test_without_register_reads_queue_samples_come_as_digests(
         server.stop()
         dataplane.stop()
     assert occupancy == 4
-    assert (after["occupancy_pkts"], after["avg_pkts"]) == (occupancy, avg)
-    assert "occupancy_pkts" not in before  # before the first arrival
+    assert (after[Column.OCCUPANCY_PKTS], after[Column.AVG_PKTS]) == (occupancy, avg)
+    assert Column.OCCUPANCY_PKTS not in before  # before the first arrival
 
 
 def port_row(sampler: Sampler, port: int = 2) -> dict[str, float]:
-    (row,) = [r for r in sampler.read(0, time.time_ns()) if r["port"] == port]
+    (row,) = [r for r in sampler.read(0, time.time_ns()) if r[Column.EGRESS_PORT] == port]
     return row
 
 
@@ -253,13 +263,20 @@ def test_cbt_samples_each_class_at_its_slot(tmp_path: Path) -> None:
         total = port * 4 + 3
         dataplane.register_write("aqm_occupancy", total, (23).to_bytes(4, "big"))
         (row,) = sampler.read(1000, time.time_ns())
+        dataplane.counter_write("MyIngress.cbt_marks", port * 4, 0, 1105)
+        (later,) = sampler.read(2000, time.time_ns())
         sampler.close()
     finally:
         server.stop()
-    assert row["occupancy_pkts"] == 23
+    assert row[Column.OCCUPANCY_PKTS] == 23
     classes = ("tcp", "marked", "unmarked")
-    assert tuple(row[f"{c}_occupancy_pkts"] for c in classes) == (11, 7, 5)
-    averages = (row["tcp_avg_pkts"], row["marked_avg_pkts"], row["unmarked_avg_pkts"])
-    assert averages == (5.5, 3.5, 2.5)
-    assert (row["tcp_marks"], row["marked_marks"], row["unmarked_marks"]) == (100, 101, 102)
-    assert row["unmarked_threshold_drops"] == 0
+
+    def of_classes(sampled: dict, column: Column) -> tuple:
+        return tuple(sampled[class_column(c, column)] for c in classes)
+
+    assert of_classes(row, Column.OCCUPANCY_PKTS) == (11, 7, 5)
+    assert of_classes(row, Column.AVG_PKTS) == (5.5, 3.5, 2.5)
+    assert of_classes(row, Column.MARKS_DELTA) == (100, 101, 102)
+    assert row[class_column("unmarked", Column.THRESHOLD_DROPS_DELTA)] == 0
+    # Each read's counts are those since the read before.
+    assert of_classes(later, Column.MARKS_DELTA) == (5, 0, 0)

@@ -18,16 +18,23 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="session")
 def compiled_l3(tmp_path_factory: pytest.TempPathFactory) -> bytes:
-    if importlib.util.find_spec("p4compiler.cli") is None:
-        pytest.skip("p4compiler.cli is not available")
+    if importlib.util.find_spec("p4aqm.compiler.cli") is None:
+        pytest.skip("p4aqm.compiler.cli is not available")
     out = tmp_path_factory.mktemp("p4c") / "l3_forward.json"
     r = subprocess.run(
-        [sys.executable, "-m", "p4compiler.cli", str(REPO / "p4src/l3_forward.p4"), "-o", str(out)],
+        [
+            sys.executable,
+            "-m",
+            "p4aqm.compiler.cli",
+            str(REPO / "p4src/l3_forward.p4"),
+            "-o",
+            str(out),
+        ],
         capture_output=True,
         text=True,
         cwd=REPO,
     )
-    assert r.returncode == 0, f"p4compiler failed on l3_forward.p4:\n{r.stderr}"
+    assert r.returncode == 0, f"p4aqm.compiler failed on l3_forward.p4:\n{r.stderr}"
     return out.read_bytes()
 
 
@@ -45,7 +52,7 @@ def l3_dict() -> dict:
 
 # Programs written for these tests, compiled once by p4compiler and kept as
 # JSON so the tests do not depend on the compiler's state. Regenerate with
-#   python -m p4compiler.cli tests/dataplane/fixtures/NAME.p4 \
+#   python -m p4aqm.compiler.cli tests/dataplane/fixtures/NAME.p4 \
 #       -o tests/dataplane/fixtures/NAME.json
 
 

@@ -4,7 +4,7 @@ primitives, and one packet through it."""
 
 import json
 
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 
 TO_PORT_1 = {
     "op": "assign",

@@ -19,7 +19,7 @@ import time
 import pytest
 from one_action import one_state_parser
 
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 
 MASK = "0xffffffff"
 RATE_PPS = 5000
@@ -181,7 +181,7 @@ def switch(spin_steps: int, **kw) -> Dataplane:
 
 
 def snapshot(pkts: int, nbytes: int, registers: list[int], now_us: int) -> dict:
-    return {"depth_pkts": pkts, "depth_bytes": nbytes, "registers": registers, "now_us": now_us}
+    return {"qdepth_pkts": pkts, "qdepth_bytes": nbytes, "registers": registers, "now_us": now_us}
 
 
 def reg(d: Dataplane, name: str) -> int:
@@ -192,7 +192,7 @@ def test_read_modify_write_in_one_action_is_atomic_across_threads() -> None:
     # Some 60-100 us of ingress per packet and a departure every 200 us: the
     # scheduler thread often takes a departure while inject is in ingress.
     d = switch(3000)
-    d.set_queue(2, rate_pps=RATE_PPS, depth_packets=1_000_000)
+    d.set_queue(2, rate_pps=RATE_PPS, depth_pkts=1_000_000)
     d.start()
     sent = out = 0
     try:
@@ -230,9 +230,9 @@ def test_queue_snapshot_reads_depth_and_registers(atomic: bool) -> None:
     cells = [("occupancy", 0), ("arrivals", 0), ("departures", 0)]
     snap = d.queue_snapshot(2, registers=cells)
     assert snap == snapshot(2, 150, [2, 3, 1], 7)
-    assert d.port_stats(2)["q0_depth"] == 2
+    assert d.port_stats(2)["q0_qdepth_pkts"] == 2
     assert d.queue_snapshot(2, 1) == snapshot(0, 0, [], 7)
-    assert d.queue_snapshot(5)["depth_pkts"] == 0
+    assert d.queue_snapshot(5)["qdepth_pkts"] == 0
     d.advance_time(1000)
     assert d.queue_snapshot(2, 0, cells) == snapshot(1, 80, [1, 3, 2], 1007)
     d.register_write("busy", 0, b"\x01\x02")

@@ -5,7 +5,7 @@ import struct
 
 import pytest
 
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 
 OP = struct.Struct("!BHBHB")
 GREEN, YELLOW, RED = 0, 1, 2

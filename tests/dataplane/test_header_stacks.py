@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from one_action import forward, ingress_action
 
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 
 
 def stack(name: str) -> dict:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from p4aqm.netlab import TestNetwork
+from p4aqm.topology.netlab import TestNetwork
 from tests.programs import compile_program
 
 pytestmark = pytest.mark.skipif(
@@ -42,7 +42,7 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
 # of received data.
 SCRIPT = r"""
 import json, socket, struct, sys
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 
 SOL_PACKET, PACKET_AUXDATA, TP_STATUS_VLAN_VALID = 263, 8, 1 << 4
 SO_RCVBUFFORCE = 33
@@ -142,7 +142,7 @@ def test_packets_keep_their_order_over_many_turns_of_the_ring(through_switch: di
 # ring fills and the kernel drops the rest, which port_stats must show as rx_drops.
 RING_OVERFLOW = r"""
 import json, socket, sys, time
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 
 dp = Dataplane()
 dp.add_interface(1, "s1")

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(
 SCRIPT = r"""
 import json, sys, threading, time
 from scapy.all import AsyncSniffer, Ether, IP, UDP, sendp
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 
 dp = Dataplane()
 dp.add_interface(1, "veth0")

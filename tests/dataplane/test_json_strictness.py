@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 
 Edit = Callable[[dict[str, Any]], None]
 

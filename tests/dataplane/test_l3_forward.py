@@ -7,7 +7,7 @@ import pytest
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 
 TABLE = "MyIngress.ipv4_lpm"
 FWD = "MyIngress.ipv4_forward"

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.skipif(
 
 SWITCH = r"""
 import sys, time
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 
 dp = Dataplane()
 dp.add_interface(1, "s1")

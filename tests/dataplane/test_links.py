@@ -6,7 +6,7 @@ import time
 
 from test_traffic_manager import fields, probe, switch
 
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 
 
 def test_delay_each_way_in_virtual_time(queue_probe_json: bytes) -> None:
@@ -32,7 +32,7 @@ def test_link_rate_drains_the_visible_queue(queue_probe_json: bytes) -> None:
     for _ in range(3):
         d.inject(1, probe(size=1500))
     # The backlog is in the P4 queue; only the packet being sent is not.
-    assert d.port_stats(2)["q0_depth"] == 2
+    assert d.port_stats(2)["q0_qdepth_pkts"] == 2
     d.advance_time(10_000)
     out = d.take_output_timed()
     # 1.2 ms to send each 1500-byte packet, then 1 ms on the wire.

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 from programs import compile_program
 
 PROGRAM = """#include <core.p4>

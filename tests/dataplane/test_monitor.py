@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 from programs import compile_program
 
 PROGRAM = r"""
@@ -82,8 +82,8 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
 
 PROBE = struct.Struct("!HIIII")
 QUEUE_FIELDS = [
-    "depth_pkts",
-    "depth_bytes",
+    "qdepth_pkts",
+    "qdepth_bytes",
     "arrivals",
     "departures",
     "tm_drops",
@@ -145,8 +145,8 @@ def expected_record(k: int, now_us: int, now: Readings, before: Readings) -> dic
         drops = now.stats[p]["q0_drops"] - before.stats[p]["q0_drops"]
         sent_pkts = now.counter[p][1] - before.counter[p][1]
         rec |= {
-            f"q{i}.depth_pkts": snap["depth_pkts"],
-            f"q{i}.depth_bytes": snap["depth_bytes"],
+            f"q{i}.qdepth_pkts": snap["qdepth_pkts"],
+            f"q{i}.qdepth_bytes": snap["qdepth_bytes"],
             f"q{i}.arrivals": sent_pkts - drops,
             f"q{i}.departures": now.stats[p]["tx_packets"] - before.stats[p]["tx_packets"],
             f"q{i}.tm_drops": drops,
@@ -170,7 +170,7 @@ def test_10000_periods_of_3ms_on_4_ports_match_the_switch_state_at_each_instant(
 ) -> None:
     dp = switch(program_json)
     for p in PORTS:
-        dp.set_queue(p, 0, rate_pps=RATE_PPS[p], depth_packets=DEPTH[p])
+        dp.set_queue(p, 0, rate_pps=RATE_PPS[p], depth_pkts=DEPTH[p])
     rng = random.Random(11)
     injected_at: dict[int, int] = {}
     seq = 0
@@ -260,8 +260,8 @@ def test_10000_periods_of_3ms_on_4_ports_match_the_switch_state_at_each_instant(
     # The run exercised what it checks: full queues dropping, queues draining to empty.
     for i in range(4):
         assert sum(r[f"q{i}.tm_drops"] for r in records) > 100
-        assert max(r[f"q{i}.depth_pkts"] for r in records) == DEPTH[PORTS[i]]
-        assert sum(r[f"q{i}.depth_pkts"] == 0 for r in records) > 100
+        assert max(r[f"q{i}.qdepth_pkts"] for r in records) == DEPTH[PORTS[i]]
+        assert sum(r[f"q{i}.qdepth_pkts"] == 0 for r in records) > 100
         service_us = 1e6 / RATE_PPS[PORTS[i]]
         longest = max(r[f"q{i}.departed_sojourn_max_us"] for r in records)
         assert longest >= (DEPTH[PORTS[i]] - 1) * service_us
@@ -282,7 +282,7 @@ def test_sojourn_of_a_simple_burst(program_json: bytes) -> None:
     r0, r1, r2 = unpack(fields, dp.monitor_take())
     assert (r0["period"], r0["time_us"], r0["q0.arrivals"], r0["q0.departures"]) == (0, 50, 0, 0)
     assert r1["time_us"] == 3050
-    assert (r1["q0.arrivals"], r1["q0.departures"], r1["q0.depth_pkts"]) == (3, 3, 0)
+    assert (r1["q0.arrivals"], r1["q0.departures"], r1["q0.qdepth_pkts"]) == (3, 3, 0)
     assert (r1["q0.departed_sojourn_max_us"], r1["q0.departed_sojourn_sum_us"]) == (2000, 3000)
     assert (r2["q0.arrivals"], r2["q0.departures"]) == (1, 1)
     assert (r2["q0.departed_sojourn_max_us"], r2["q0.departed_sojourn_sum_us"]) == (100, 100)
@@ -299,12 +299,12 @@ def test_records_are_taken_at_the_instant_before_later_events(program_json: byte
     dp.advance_time(2000)
     snap = dp.queue_snapshot(2, 0, [("E.last_sojourn", 2)])
     r0, r1, r2 = unpack(fields, dp.monitor_take())
-    assert (r0["q0.arrivals"], r0["q0.departures"], r0["q0.depth_pkts"]) == (0, 0, 0)
+    assert (r0["q0.arrivals"], r0["q0.departures"], r0["q0.qdepth_pkts"]) == (0, 0, 0)
     # The dequeue at 0 came after record 0 (the packets arrived after it); the one at
     # 1000 us is in record 1.
     assert [r["q0.departures"] for r in (r1, r2)] == [2, 1]
-    assert (r2["q0.depth_pkts"], r2["r0"]) == (snap["depth_pkts"], snap["registers"][0])
-    assert (r2["q0.depth_pkts"], r2["r0"]) == (1, 2000)
+    assert (r2["q0.qdepth_pkts"], r2["r0"]) == (snap["qdepth_pkts"], snap["registers"][0])
+    assert (r2["q0.qdepth_pkts"], r2["r0"]) == (1, 2000)
 
 
 def test_a_full_ring_keeps_the_oldest_records_and_counts_overruns(program_json: bytes) -> None:
@@ -411,7 +411,7 @@ def test_real_time_samples_account_for_every_grid_point(program_json: bytes) -> 
         dp.add_memory_port(p)
     dp.load_pipeline(program_json)
     for p in (1, 2):
-        dp.set_queue(p, 0, rate_pps=4000.0, depth_packets=16)
+        dp.set_queue(p, 0, rate_pps=4000.0, depth_pkts=16)
     dp.start()
     try:
         fields = dp.monitor_start(1000, [(1, 0), (2, 0)], counters=[("I.to_port", 1)])
@@ -437,7 +437,7 @@ def test_real_time_samples_account_for_every_grid_point(program_json: bytes) -> 
         while (
             not records
             or records[-1]["time_us"] <= end_us
-            or (records[-1]["q0.depth_pkts"] + records[-1]["q1.depth_pkts"])
+            or (records[-1]["q0.qdepth_pkts"] + records[-1]["q1.qdepth_pkts"])
         ):
             assert time.monotonic() < deadline, "no record after the traffic ended"
             time.sleep(0.005)
@@ -458,10 +458,10 @@ def test_real_time_samples_account_for_every_grid_point(program_json: bytes) -> 
     offsets = [r["time_us"] - r["period"] * 1000 for r in records]
     assert max(offsets) - min(offsets) <= 1000
     for i, p in enumerate((1, 2)):
-        depth = records[0][f"q{i}.depth_pkts"]
+        depth = records[0][f"q{i}.qdepth_pkts"]
         for r in records[1:]:
             depth += r[f"q{i}.arrivals"] - r[f"q{i}.departures"]
-            assert r[f"q{i}.depth_pkts"] == depth
+            assert r[f"q{i}.qdepth_pkts"] == depth
         arrived = sum(r[f"q{i}.arrivals"] for r in records)
         assert arrived + sum(r[f"q{i}.tm_drops"] for r in records) == sent[p]
         assert sum(r[f"q{i}.departures"] for r in records) == arrived

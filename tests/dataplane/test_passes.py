@@ -4,7 +4,7 @@ fixtures/passes.p4 (see its header comment). Instance types are BMv2's:
 
 import pytest
 
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 
 
 def op(code: int) -> bytes:

@@ -6,7 +6,7 @@ import json
 import random
 from collections import Counter
 
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 
 ODD_VALUES = [None, 0, -1, 2**70, "", "0x", "zz", "*", [], {}, [["x"]], True, 1.5]
 
@@ -105,7 +105,7 @@ def test_random_packets_and_settings_with_time(externs_json: bytes, passes_json:
         d.mc_group_set(1, [(2, 1), (3, 2), (64, 3), (9, 4)])
         d.clone_session_set(9, [(4, 0), (64, 1)], packet_length_bytes=rng.randrange(40))
         d.set_queue(2, rate_bps=1_000_000, depth_bytes=5000)
-        d.set_queue(3, 1, rate_pps=1000, depth_packets=2)
+        d.set_queue(3, 1, rate_pps=1000, depth_pkts=2)
         d.set_link(4, delay_us=300, rate_bps=2_000_000)
         d.set_link(1, delay_us=50)
         injected = Counter()
@@ -129,4 +129,4 @@ def test_random_packets_and_settings_with_time(externs_json: bytes, passes_json:
             stats = d.port_stats(port)
             assert stats["rx_packets"] == injected[port], (port, stats)
             assert stats["tx_packets"] == sent[port], (port, stats)
-            assert all(stats[f"q{q}_depth"] == 0 for q in range(4)), (port, stats)
+            assert all(stats[f"q{q}_qdepth_pkts"] == 0 for q in range(4)), (port, stats)

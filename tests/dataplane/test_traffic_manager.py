@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 
 PROBE = struct.Struct("!BIIII6s6s")
 
@@ -58,7 +58,7 @@ def test_unlimited_rate_is_synchronous(queue_probe_json: bytes) -> None:
 
 def test_10mbps_burst_departs_on_the_ideal_schedule(queue_probe_json: bytes) -> None:
     d = switch(queue_probe_json)
-    d.set_queue(2, rate_bps=10_000_000, depth_packets=64)
+    d.set_queue(2, rate_bps=10_000_000, depth_pkts=64)
     n = 40
     for _ in range(n):
         d.inject(1, probe(size=1500))
@@ -104,18 +104,18 @@ def test_qdepths_follow_bmv2_definitions_packet_by_packet(queue_probe_json: byte
 
 def test_full_queue_drops_the_arrival_and_counts_it(queue_probe_json: bytes) -> None:
     d = switch(queue_probe_json)
-    d.set_queue(2, rate_pps=1000, depth_packets=4)
+    d.set_queue(2, rate_pps=1000, depth_pkts=4)
     for i in range(10):
         d.inject(1, probe(size=100 + i))
     # The first is being sent; the next four fill the queue.
     stats = d.port_stats(2)
-    assert stats["q0_depth"] == 4 and stats["q0_drops"] == 5 and stats["tm_drops"] == 5
+    assert stats["q0_qdepth_pkts"] == 4 and stats["q0_drops"] == 5 and stats["tm_drops"] == 5
     assert d.port_stats(1)["rx_packets"] == 10
     d.advance_time(10_000)
     out = d.take_output()
     assert [len(p) for _, p in out] == [100, 101, 102, 103, 104]
     stats = d.port_stats(2)
-    assert stats["tx_packets"] == 5 and stats["q0_depth"] == 0
+    assert stats["tx_packets"] == 5 and stats["q0_qdepth_pkts"] == 0
 
 
 def test_depth_in_bytes(queue_probe_json: bytes) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 
 
 def field(h: str, f: str) -> dict:

@@ -6,7 +6,7 @@ import json
 import pytest
 from one_action import forward, ingress_action
 
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 
 
 def field(h: str, f: str) -> dict:

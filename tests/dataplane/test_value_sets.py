@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 from value_set_json import DEFAULT, value_set_program
 
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 
 VSET = "p.vs"
 

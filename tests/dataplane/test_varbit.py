@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 
 ERRORS = [
     ["NoError", 0],

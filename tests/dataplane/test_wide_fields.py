@@ -14,7 +14,7 @@ from one_action import (
     one_state_parser,
 )
 
-from p4switch._dataplane import Dataplane
+from p4aqm.switch._dataplane import Dataplane
 
 
 def field(h: str, f: str) -> dict:

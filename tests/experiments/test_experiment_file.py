@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.spec import ExperimentError, load_experiment
+from p4aqm.experiments.spec import ExperimentError, load_experiment
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = REPO / "experiments" / "examples" / "smoke.yaml"

@@ -9,8 +9,9 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
-from experiments.claims import Claim
-from experiments.report.findings import (
+from p4aqm.experiments.claims import Claim
+from p4aqm.experiments.spec import ExperimentError, load_experiment
+from p4aqm.report.findings import (
     NO_DATA,
     NOT,
     PARTLY,
@@ -22,9 +23,8 @@ from experiments.report.findings import (
     findings_table,
     selects,
 )
-from experiments.report.load import Point, PointData
-from experiments.report.metrics import METRICS
-from experiments.spec import ExperimentError, load_experiment
+from p4aqm.report.load import Point, PointData
+from p4aqm.report.metrics import METRICS
 
 STUDIES = Path(__file__).resolve().parents[2] / "experiments" / "studies"
 # Hosts' one-way access delays (us): c1-s1 is a 10 ms pair, c2-s1 a 200 ms pair.

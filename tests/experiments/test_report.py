@@ -16,7 +16,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from experiments.report.cli import main
+from p4aqm.report.cli import main
+from p4aqm.report.load import read_monitor
+from p4aqm.schema import COUNTER_DELTAS, Column, class_column
 
 START_NS = 1_795_487_201_000_000_000  # the window's start (CLOCK_REALTIME)
 WINDOW_S = 10
@@ -43,6 +45,13 @@ POINTS = (
 def write_records(path: Path, frame: pd.DataFrame, kind: str) -> None:
     """A record file as traffic.records writes it: Parquet with its metadata."""
     metadata = {"kind": kind, "complete": True}
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    pq.write_table(table.replace_schema_metadata({b"p4aqm": json.dumps(metadata).encode()}), path)
+
+
+def write_monitor(path: Path, frame: pd.DataFrame, counters: str) -> None:
+    """A monitor file with what its metadata says of its counters, as the samplers write."""
+    metadata = {"period_us": 10_000, "counters": counters}
     table = pa.Table.from_pandas(frame, preserve_index=False)
     pq.write_table(table.replace_schema_metadata({b"p4aqm": json.dumps(metadata).encode()}), path)
 
@@ -95,26 +104,26 @@ def write_point(folder: Path, rng: np.random.Generator, load: int) -> None:
     outside = (times < START_NS) | (times > END_NS)
     monitor = pd.DataFrame(
         {
-            "realtime_ns": times,
-            "time_us": (times - times[0]) // 1000,
-            "period": np.arange(count),
-            "port": 100,
-            "queue": 0,
-            "depth_pkts": rng.integers(0, 120, count),
-            "arrivals": rng.integers(0, 12, count),
-            "departures": rng.integers(0, 12, count),
-            "tm_drops": rng.binomial(1, 0.01, count),
-            "occupancy_pkts": 0,
-            "avg_pkts": rng.uniform(0, 80, count),
-            "marks": rng.binomial(1, 0.05, count),
-            "early_drops": rng.binomial(2, 0.05, count),
-            "forced_drops": rng.binomial(1, 0.02, count),
-            "overflow_drops": 0,
+            Column.REALTIME_NS: times,
+            Column.TIME_US: (times - times[0]) // 1000,
+            Column.PERIOD_INDEX: np.arange(count),
+            Column.EGRESS_PORT: 100,
+            Column.QID: 0,
+            Column.QDEPTH_PKTS: rng.integers(0, 120, count),
+            Column.ARRIVALS_DELTA: rng.integers(0, 12, count),
+            Column.DEPARTURES_DELTA: rng.integers(0, 12, count),
+            Column.TM_DROPS_DELTA: rng.binomial(1, 0.01, count),
+            Column.OCCUPANCY_PKTS: 0,
+            Column.AVG_PKTS: rng.uniform(0, 80, count),
+            Column.MARKS_DELTA: rng.binomial(1, 0.05, count),
+            Column.EARLY_DROPS_DELTA: rng.binomial(2, 0.05, count),
+            Column.FORCED_DROPS_DELTA: rng.binomial(1, 0.02, count),
+            Column.OVERFLOW_DROPS_DELTA: 0,
         }
     )
-    monitor.loc[outside, "early_drops"] = 500
-    monitor.loc[outside, "depth_pkts"] = 10_000
-    monitor.to_parquet(folder / "monitor-r2.parquet")
+    monitor.loc[outside, Column.EARLY_DROPS_DELTA] = 500
+    monitor.loc[outside, Column.QDEPTH_PKTS] = 10_000
+    write_monitor(folder / "monitor-r2.parquet", monitor, COUNTER_DELTAS)
 
     web = folder / "web"
     web.mkdir()
@@ -270,16 +279,21 @@ def test_summary_equals_what_the_raw_records_give(report: tuple[Path, Path]) -> 
             expected = np.mean(measured["utilisation"].to_numpy())
             assert row[f"utilisation_{direction}"] == pytest.approx(expected)
 
-        monitor = inside(pd.read_parquet(point / "monitor-r2.parquet"), "realtime_ns")
+        monitor = inside(pd.read_parquet(point / "monitor-r2.parquet"), Column.REALTIME_NS)
         drops = sum(
             int(np.sum(monitor[c].to_numpy()))
-            for c in ("tm_drops", "early_drops", "forced_drops", "overflow_drops")
+            for c in (
+                Column.TM_DROPS_DELTA,
+                Column.EARLY_DROPS_DELTA,
+                Column.FORCED_DROPS_DELTA,
+                Column.OVERFLOW_DROPS_DELTA,
+            )
         )
-        offered = int(np.sum(monitor["arrivals"].to_numpy())) + drops
+        offered = int(np.sum(monitor[Column.ARRIVALS_DELTA].to_numpy())) + drops
         assert row["loss_percent_server_to_client"] == pytest.approx(100 * drops / offered)
         assert np.isnan(row["loss_percent_client_to_server"])  # no monitor that way: n/a
         assert row["mean_queue_pkts_server_to_client"] == pytest.approx(
-            np.mean(monitor["depth_pkts"].to_numpy())
+            np.mean(monitor[Column.QDEPTH_PKTS].to_numpy())
         )
 
         web = inside(pd.read_parquet(point / "web" / "c1.parquet"), "start_ns")
@@ -324,7 +338,7 @@ def test_the_warmup_is_left_out(report: tuple[Path, Path]) -> None:
     for point in ok_points(report[0]):
         queue = pd.read_csv(out / "figures" / f"{point.name}-queue.csv")
         assert queue["t_s"].between(0, WINDOW_S).all()
-        assert queue["depth_pkts"].max() < 10_000
+        assert queue[Column.QDEPTH_PKTS].max() < 10_000
         utilisation = pd.read_csv(out / "figures" / f"{point.name}-utilisation.csv")
         assert (utilisation["t_s"] > 0).all()
         udp = pd.read_csv(out / "figures" / f"{point.name}-udp-delay.csv")
@@ -414,6 +428,73 @@ def test_bad_input_is_one_line_naming_the_path_and_exit_2(
     assert not (tmp_path / "out").exists()
 
 
+def test_old_monitor_files_load_with_the_new_columns(tmp_path: Path) -> None:
+    """Results folders written before p4aqm/schema.py's names still report: the monitor's
+    files (counters as deltas per period) are renamed, the P4Runtime sampler's (counters
+    as totals since its first read) are renamed and differenced per port."""
+    monitor = pd.DataFrame(
+        {
+            "realtime_ns": [10, 20, 30],
+            "time_us": [1, 2, 3],
+            "period": [0, 1, 2],
+            "port": 2,
+            "queue": 0,
+            "depth_pkts": [4, 5, 6],
+            "depth_bytes": [400, 500, 600],
+            "arrivals": [3, 1, 2],
+            "departures": [2, 2, 2],
+            "tm_drops": [0, 1, 0],
+            "avg_pkts": [1.5, 2.5, 3.5],
+            "marks": [0, 2, 1],
+            "tcp_early_drops": [1, 0, 3],  # a CBT class's counter
+        }
+    )
+    write_monitor(tmp_path / "monitor.parquet", monitor, "deltas per period")
+    loaded = read_monitor(tmp_path / "monitor.parquet")
+    assert list(loaded.columns) == [
+        Column.REALTIME_NS,
+        Column.TIME_US,
+        Column.PERIOD_INDEX,
+        Column.EGRESS_PORT,
+        Column.QID,
+        Column.QDEPTH_PKTS,
+        Column.QDEPTH_BYTES,
+        Column.ARRIVALS_DELTA,
+        Column.DEPARTURES_DELTA,
+        Column.TM_DROPS_DELTA,
+        Column.AVG_PKTS,
+        Column.MARKS_DELTA,
+        class_column("tcp", Column.EARLY_DROPS_DELTA),
+    ]
+    assert (loaded.to_numpy() == monitor.to_numpy()).all()  # the values as they were
+
+    # Two ports a tick, as the P4Runtime sampler wrote them.
+    polled = pd.DataFrame(
+        {
+            "realtime_ns": [10, 10, 20, 20, 30, 30],
+            "t_us": [0, 0, 10, 10, 20, 20],
+            "port": [2, 3, 2, 3, 2, 3],
+            "occupancy_pkts": [5, 1, 6, 0, 7, 2],
+            "marks": [0, 0, 4, 1, 9, 1],
+            "early_drops": [0, 0, 0, 2, 1, 5],
+        }
+    )
+    write_monitor(tmp_path / "polled.parquet", polled, "totals since the run's first read")
+    loaded = read_monitor(tmp_path / "polled.parquet")
+    assert list(loaded.columns) == [
+        Column.REALTIME_NS,
+        Column.ELAPSED_US,
+        Column.EGRESS_PORT,
+        Column.OCCUPANCY_PKTS,
+        Column.MARKS_DELTA,
+        Column.EARLY_DROPS_DELTA,
+    ]
+    assert loaded[Column.MARKS_DELTA].tolist() == [0, 0, 4, 1, 5, 0]
+    assert loaded[Column.EARLY_DROPS_DELTA].tolist() == [0, 0, 0, 2, 1, 3]
+    assert str(loaded[Column.MARKS_DELTA].dtype) == "int64"
+    assert loaded[Column.OCCUPANCY_PKTS].tolist() == [5, 1, 6, 0, 7, 2]  # a value: kept
+
+
 @pytest.mark.skipif(
     not REAL_RESULTS.is_dir(), reason=f"no demo results at {REAL_RESULTS}: run scripts/setup.sh"
 )
@@ -480,9 +561,9 @@ def test_findings_with_an_unknown_metric_are_one_error_line(
 def test_response_time_by_rtt_gives_each_pair_s_median(tmp_path: Path) -> None:
     """Two RTT groups with known response times: the figure's data are their medians,
     for all replies and for replies over 10 KB; one group alone draws nothing."""
-    from experiments.report import figures
-    from experiments.report.grouping import Labeller
-    from experiments.report.load import Point, PointData
+    from p4aqm.report import figures
+    from p4aqm.report.grouping import Labeller
+    from p4aqm.report.load import Point, PointData
 
     web = pd.DataFrame(
         {

@@ -17,7 +17,7 @@ from programs import CompiledProgram
 if os.geteuid() != 0:
     pytest.skip("the dumbbell needs root (namespaces, veths)", allow_module_level=True)
 
-from topologies.registry import REGISTRY_DIR  # noqa: E402
+from p4aqm.topology.registry import REGISTRY_DIR  # noqa: E402
 
 P4AQM = str(Path(sys.executable).parent / "p4aqm")
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from experiments.slurm import SlurmOptions, array_spec, batch_script, submit, time_limit
-from experiments.status import point_states, record_submission, write_points
+from p4aqm.experiments.slurm import SlurmOptions, array_spec, batch_script, submit, time_limit
+from p4aqm.experiments.status import point_states, record_submission, write_points
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = REPO / "experiments" / "examples" / "smoke.yaml"

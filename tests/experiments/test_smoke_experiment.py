@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from p4aqm.schema import Column
 from programs import P4SRC, compile_program
 
 if os.geteuid() != 0:
@@ -77,9 +78,9 @@ def test_summary_utilisation_and_loss_are_the_raw_records(results: Path) -> None
             bits = 8 * rows["bytes"].sum()
             rate = manifest["topology"]["bottleneck_rate_bps"]
             seconds = (
-                rows["t_s"]
+                rows["elapsed_s"]
                 .diff()
-                .fillna(rows["t_s"].iloc[0] - manifest["experiment"]["warmup_s"])
+                .fillna(rows["elapsed_s"].iloc[0] - manifest["experiment"]["warmup_s"])
                 .sum()
             )
             utilisation = rows["utilisation"].mean()
@@ -88,13 +89,19 @@ def test_summary_utilisation_and_loss_are_the_raw_records(results: Path) -> None
         monitor = pd.read_parquet(folder / "monitor-r2.parquet")
         window = manifest["window"]
         inside = monitor[
-            (monitor["realtime_ns"] >= window["start_ns"])
-            & (monitor["realtime_ns"] <= window["end_ns"])
+            (monitor[Column.REALTIME_NS] >= window["start_ns"])
+            & (monitor[Column.REALTIME_NS] <= window["end_ns"])
         ]
         drops = sum(
-            inside[c].sum() for c in ("tm_drops", "early_drops", "forced_drops", "overflow_drops")
+            inside[c].sum()
+            for c in (
+                Column.TM_DROPS_DELTA,
+                Column.EARLY_DROPS_DELTA,
+                Column.FORCED_DROPS_DELTA,
+                Column.OVERFLOW_DROPS_DELTA,
+            )
         )
-        offered = inside["arrivals"].sum() + drops
+        offered = inside[Column.ARRIVALS_DELTA].sum() + drops
         assert row["loss_percent_server_to_client"] == pytest.approx(
             100 * drops / offered, rel=1e-9
         )

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import yaml
 
-from p4aqm.netlab import TestNetwork
+from p4aqm.topology.netlab import TestNetwork
 from programs import REPO, CompiledProgram
 
 PTF_DIR = REPO / "ptf-tests"
-EXAMPLE_CONFIG = REPO / "controller" / "examples" / "l3_forward.yaml"
+EXAMPLE_CONFIG = REPO / "examples" / "controller" / "l3_forward.yaml"
 
 
 def write_config(path: Path, program: CompiledProgram, grpc_addr: str) -> Path:

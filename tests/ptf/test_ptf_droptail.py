@@ -4,7 +4,7 @@ from pathlib import Path
 
 from launch import run_ptf, write_config
 
-from p4aqm.netlab import TestNetwork
+from p4aqm.topology.netlab import TestNetwork
 from programs import P4SRC, compile_program
 
 

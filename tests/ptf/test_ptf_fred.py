@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from launch import run_ptf, write_config
 
-from p4aqm.netlab import TestNetwork
+from p4aqm.topology.netlab import TestNetwork
 from programs import P4SRC, CompiledProgram, compile_program
 
 

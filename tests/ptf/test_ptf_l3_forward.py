@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from launch import run_ptf, write_config
 
-from p4aqm.netlab import TestNetwork, list_namespaces, remove_stale_namespaces
+from p4aqm.topology.netlab import TestNetwork, list_namespaces, remove_stale_namespaces
 from programs import CompiledProgram
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from switch_helpers import MEMORY_PORTS, Client, Program, primary_with
 
-from p4switch.runtime.server import P4RuntimeService, ServerThread
+from p4aqm.switch.runtime.server import P4RuntimeService, ServerThread
 from programs import CompiledProgram, compile_program
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
@@ -30,7 +30,7 @@ def externs(externs_program: CompiledProgram) -> Program:
 
 
 def _running_dataplane(cpu_port: int | None) -> Iterator[Any]:
-    from p4switch._dataplane import Dataplane
+    from p4aqm.switch._dataplane import Dataplane
 
     dp = Dataplane(cpu_port=cpu_port, seed=1)
     for port in MEMORY_PORTS:

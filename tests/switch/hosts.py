@@ -6,10 +6,10 @@ import re
 import sys
 from pathlib import Path
 
-from p4aqm.netlab import TestNetwork
+from p4aqm.topology.netlab import TestNetwork
 from programs import REPO
 
-EXAMPLE_CONFIG = REPO / "controller" / "examples" / "l3_forward.yaml"
+EXAMPLE_CONFIG = REPO / "examples" / "controller" / "l3_forward.yaml"
 P4AQM = str(Path(sys.executable).parent / "p4aqm")
 
 

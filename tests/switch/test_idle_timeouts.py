@@ -15,7 +15,7 @@ import pytest
 from finsy.proto import p4r
 from switch_helpers import Client, Program, insert, primary_with, update, write_errors
 
-from p4aqm.netlab import TestNetwork
+from p4aqm.topology.netlab import TestNetwork
 from programs import REPO, compile_program
 
 TIMEOUT_NS = 300_000_000

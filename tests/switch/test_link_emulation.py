@@ -6,7 +6,7 @@ from pathlib import Path
 import yaml
 from hosts import EXAMPLE_CONFIG, P4AQM, ping_rtts_ms
 
-from p4aqm.netlab import TestNetwork
+from p4aqm.topology.netlab import TestNetwork
 from programs import CompiledProgram
 
 ONE_WAY_DELAY_US = 40_000

@@ -29,7 +29,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from p4aqm.netlab import TestNetwork
+from p4aqm.schema import Column
+from p4aqm.topology.netlab import TestNetwork
 from programs import P4SRC, compile_program
 
 pytestmark = pytest.mark.skipif(
@@ -119,22 +120,23 @@ def test_monitor_keeps_every_period_and_lines_up_with_ping(tmp_path: Path) -> No
     found = re.search(r"missed (\d+) period\(s\) and dropped (\d+) record", sampled.stdout)
     assert found, sampled.stdout
     missed, dropped = int(found[1]), int(found[2])
-    periods = sorted(frame["period"].unique())
+    periods = sorted(frame[Column.PERIOD_INDEX].unique())
     span = periods[-1] - periods[0] + 1
     assert span >= DURATION_S * 1e6 / PERIOD_US * 0.9
     assert span - len(periods) <= missed + dropped, (span, len(periods), missed, dropped)
-    port2 = frame[frame["port"] == 2]
+    port2 = frame[frame[Column.EGRESS_PORT] == 2]
     # RED holds the queue near its thresholds; it built up, and the link was busy.
-    assert port2["depth_pkts"].max() >= RED["min_th"] and port2["departures"].sum() > 10_000
+    assert port2[Column.QDEPTH_PKTS].max() >= RED["min_th"]
+    assert port2[Column.DEPARTURES_DELTA].sum() > 10_000
 
     # ping -D: "[1732406693.123456] 64 bytes from 10.0.3.1: icmp_seq=1 ttl=63 time=0.51 ms"
     replies = re.findall(r"\[(\d+\.\d+)\].*icmp_seq=\d+.*time=([\d.]+) ms", ping_log)
     assert len(replies) >= DURATION_S * 4, ping_log[-2000:]
-    port3 = frame[frame["port"] == 3].sort_values("period")
-    ends = port3["realtime_ns"].to_numpy()
+    port3 = frame[frame[Column.EGRESS_PORT] == 3].sort_values(Column.PERIOD_INDEX)
+    ends = port3[Column.REALTIME_NS].to_numpy()
     # A record counts what arrived since the one before it.
     starts = np.concatenate([[ends[0] - PERIOD_US * 1000], ends[:-1]])
-    arrived = port3["arrivals"].to_numpy() > 0
+    arrived = port3[Column.ARRIVALS_DELTA].to_numpy() > 0
     far, checked = [], 0
     for stamp, rtt_ms in replies:
         sent_ns = round(float(stamp) * 1e9 - float(rtt_ms) * 1e6)

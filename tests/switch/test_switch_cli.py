@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from p4switch.cli import main, parse_args
+from p4aqm.switch.cli import main, parse_args
 
 
 @pytest.mark.parametrize(

@@ -3,8 +3,8 @@
 import grpc
 import pytest
 
-from p4switch.runtime.codec import canonical, decode_uint, encode_uint
-from p4switch.runtime.errors import P4RuntimeError
+from p4aqm.switch.runtime.codec import canonical, decode_uint, encode_uint
+from p4aqm.switch.runtime.errors import P4RuntimeError
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,9 @@ import pytest
 from finsy.proto import p4r
 from switch_helpers import Client, Program, insert, primary_with, write_errors
 
-from p4switch.runtime.const_entries import const_entries
-from p4switch.runtime.errors import P4RuntimeError
-from p4switch.runtime.pipeline import MatchFieldInfo
+from p4aqm.switch.runtime.const_entries import const_entries
+from p4aqm.switch.runtime.errors import P4RuntimeError
+from p4aqm.switch.runtime.pipeline import MatchFieldInfo
 
 PROGRAM = Path(__file__).resolve().parent / "programs" / "const_entries.p4"
 TABLE = "ProbeIngress.classify"

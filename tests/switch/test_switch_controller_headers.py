@@ -7,13 +7,13 @@ import pytest
 from finsy.proto import p4r
 from switch_helpers import Program
 
-from p4switch.runtime.controller_headers import (
+from p4aqm.switch.runtime.controller_headers import (
     _warn_missing,
     packet_in_message,
     packet_out_bytes,
 )
-from p4switch.runtime.errors import P4RuntimeError
-from p4switch.runtime.resources import ControllerHeader, MetadataField, Resources
+from p4aqm.switch.runtime.errors import P4RuntimeError
+from p4aqm.switch.runtime.resources import ControllerHeader, MetadataField, Resources
 
 
 @pytest.fixture(scope="module")

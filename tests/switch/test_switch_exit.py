@@ -19,8 +19,8 @@ SCRIPT = textwrap.dedent(
     sys.path.insert(0, {helpers!r})
     from switch_helpers import Program, primary_with
 
-    from p4switch._dataplane import Dataplane
-    from p4switch.runtime.server import P4RuntimeService, ServerThread
+    from p4aqm.switch._dataplane import Dataplane
+    from p4aqm.switch.runtime.server import P4RuntimeService, ServerThread
 
     dataplane = Dataplane(cpu_port=255, seed=1)
     dataplane.start()

@@ -12,8 +12,8 @@ from finsy import GNMIClient, GNMIPath
 from finsy.gnmiclient import GNMIClientError
 from finsy.proto import gnmi
 
-from p4switch.gnmi.service import GnmiService
-from p4switch.runtime.server import P4RuntimeService, start_server, stop_server
+from p4aqm.switch.gnmi.service import GnmiService
+from p4aqm.switch.runtime.server import P4RuntimeService, start_server, stop_server
 
 PORT2 = "/p4aqm/ports/port[id=2]"
 Session = Callable[[GNMIClient], Awaitable[Any]]
@@ -37,7 +37,7 @@ def _run(dataplane: Any, session: Session) -> Any:
 @pytest.fixture
 def timed_dataplane(externs: Any) -> Any:
     """Virtual time; runtime_externs loaded with port 1 forwarding to port 2."""
-    from p4switch._dataplane import Dataplane
+    from p4aqm.switch._dataplane import Dataplane
 
     dp = Dataplane(cpu_port=255, seed=1, virtual_time=True)
     for port in (1, 2):
@@ -51,7 +51,7 @@ def timed_dataplane(externs: Any) -> Any:
 
 def test_set_then_get_config(timed_dataplane: Any) -> None:
     rate = GNMIPath(f"{PORT2}/queues/queue[id=0]/config/rate-pps")
-    depth = GNMIPath(f"{PORT2}/queues/queue[id=0]/config/depth-packets")
+    depth = GNMIPath(f"{PORT2}/queues/queue[id=0]/config/depth-pkts")
     bits = GNMIPath(f"{PORT2}/queues/queue[id=0]/config/rate-bps")
 
     async def session(client: GNMIClient) -> Any:
@@ -68,7 +68,7 @@ def test_set_then_get_config(timed_dataplane: Any) -> None:
 
 
 def test_depth_drops_and_counts(timed_dataplane: Any) -> None:
-    depth = GNMIPath(f"{PORT2}/queues/queue[id=0]/config/depth-packets")
+    depth = GNMIPath(f"{PORT2}/queues/queue[id=0]/config/depth-pkts")
     rate = GNMIPath(f"{PORT2}/queues/queue[id=0]/config/rate-pps")
 
     async def configure(client: GNMIClient) -> None:
@@ -89,7 +89,7 @@ def test_depth_drops_and_counts(timed_dataplane: Any) -> None:
     values = {str(u.path).rsplit("/", 1)[1]: u.value for u in updates}
     # Five arrivals at one instant (virtual time stands still) into a queue of two: the
     # first leaves the queue at once (it is being sent, as on BMv2), two wait, two drop.
-    assert (values["depth"], values["drops"], values["tm-drops"]) == (2, 2, 2)
+    assert (values["qdepth-pkts"], values["drops"], values["tm-drops"]) == (2, 2, 2)
 
 
 def test_queue_rate_paces_departures(timed_dataplane: Any) -> None:

@@ -1,4 +1,4 @@
-"""gNMI Subscribe for the queue monitor (p4switch/gnmi/monitor.py): the layout first,
+"""gNMI Subscribe for the queue monitor (p4aqm/switch/gnmi/monitor.py): the layout first,
 then packed records whose fields are what the dataplane's monitor recorded; requests
 the stream does not take are refused, naming what to ask for."""
 
@@ -12,9 +12,9 @@ import pytest
 from finsy import GNMIPath
 from finsy.proto import gnmi, gnmi_grpc
 
-from p4switch._dataplane import Dataplane
-from p4switch.gnmi.service import GnmiService
-from p4switch.runtime.server import P4RuntimeService, start_server, stop_server
+from p4aqm.switch._dataplane import Dataplane
+from p4aqm.switch.gnmi.service import GnmiService
+from p4aqm.switch.runtime.server import P4RuntimeService, start_server, stop_server
 
 PERIOD_NS = 2_000_000
 QUEUE_PATH = "/p4aqm/ports/port[id=2]/queues/queue[id=0]/state"
@@ -86,7 +86,7 @@ def test_layout_then_records_of_the_monitor(dataplane: Any) -> None:
     layout = json.loads(layout_update.val.json_val)
     assert layout["period_us"] == PERIOD_NS // 1000
     assert layout["queues"] == [[2, 0]]
-    assert layout["fields"][:4] == ["period", "time_us", "realtime_ns", "q0.depth_pkts"]
+    assert layout["fields"][:4] == ["period", "time_us", "realtime_ns", "q0.qdepth_pkts"]
     assert responses[1].sync_response
     dtype = np.dtype([(name, "<u8") for name in layout["fields"]])
     records = np.concatenate(
@@ -108,8 +108,8 @@ def test_layout_then_records_of_the_monitor(dataplane: Any) -> None:
     periods = [int(p) for p in records["period"]]
     assert periods[0] == 0 and periods == sorted(set(periods))
     assert len(periods) + missed >= periods[-1] + 1
-    assert records["q0.depth_pkts"].max() > 10
-    assert (records["q0.depth_bytes"] == records["q0.depth_pkts"] * 64).all()
+    assert records["q0.qdepth_pkts"].max() > 10
+    assert (records["q0.qdepth_bytes"] == records["q0.qdepth_pkts"] * 64).all()
 
 
 @pytest.mark.parametrize(

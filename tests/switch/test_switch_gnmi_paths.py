@@ -5,8 +5,8 @@ import pytest
 from finsy import GNMIPath
 from finsy.proto import gnmi
 
-from p4switch.gnmi.paths import Leaf, path_text, resolve
-from p4switch.runtime.errors import P4RuntimeError
+from p4aqm.switch.gnmi.paths import Leaf, path_text, resolve
+from p4aqm.switch.runtime.errors import P4RuntimeError
 
 PORT = "/p4aqm/ports/port[id=3]"
 
@@ -19,8 +19,8 @@ def test_leaves() -> None:
     assert _resolve(f"{PORT}/queues/queue[id=1]/config/rate-bps") == [
         Leaf(3, "queue-config", "rate-bps", 1)
     ]
-    assert _resolve(f"{PORT}/queues/queue[id=*]/config/depth-packets") == [
-        Leaf(3, "queue-config", "depth-packets", None)
+    assert _resolve(f"{PORT}/queues/queue[id=*]/config/depth-pkts") == [
+        Leaf(3, "queue-config", "depth-pkts", None)
     ]
     assert _resolve(f"{PORT}/link/config/delay-us") == [Leaf(3, "link-config", "delay-us")]
     assert _resolve(f"{PORT}/state/counters/tm-drops") == [Leaf(3, "port-counters", "tm-drops")]

@@ -15,8 +15,8 @@ from programs import CompiledProgram
 if os.geteuid() != 0:
     pytest.skip("the dumbbell needs root (namespaces, veths)", allow_module_level=True)
 
-from topologies import Dumbbell, DumbbellSpec  # noqa: E402
-from topologies.netem import NetemMissing, netem_available  # noqa: E402
+from p4aqm.topology import Dumbbell, DumbbellSpec  # noqa: E402
+from p4aqm.topology.netem import NetemMissing, netem_available  # noqa: E402
 
 P4AQM = str(Path(sys.executable).parent / "p4aqm")
 

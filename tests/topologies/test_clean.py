@@ -20,7 +20,7 @@ except ImportError as exc:
         f"Mininet cannot be imported ({exc}): run scripts/setup.sh", allow_module_level=True
     )
 
-from topologies.registry import REGISTRY_DIR, TopologyRecord, netns_inode  # noqa: E402
+from p4aqm.topology.registry import REGISTRY_DIR, TopologyRecord, netns_inode  # noqa: E402
 
 P4AQM = str(Path(sys.executable).parent / "p4aqm")
 PREFIX = "p4kc"

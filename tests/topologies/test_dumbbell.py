@@ -1,4 +1,4 @@
-"""The dumbbell of topologies/ on `p4aqm switch`: RTT groups, host TCP settings, teardown."""
+"""The dumbbell of p4aqm/topology/ on `p4aqm switch`: RTT groups, host TCP settings, teardown."""
 
 import os
 import re
@@ -21,7 +21,7 @@ except ImportError as exc:
 
 from tcp_probes import HOLDER, OPENER, python_command  # noqa: E402
 
-from topologies import Dumbbell, DumbbellSpec, HostTcp  # noqa: E402
+from p4aqm.topology import Dumbbell, DumbbellSpec, HostTcp  # noqa: E402
 
 PINGS = 20
 ALGORITHMS = set(Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split())

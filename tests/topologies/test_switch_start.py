@@ -16,7 +16,7 @@ except ImportError as exc:
         f"Mininet cannot be imported ({exc}): run scripts/setup.sh", allow_module_level=True
     )
 
-from topologies.p4switch import START_ATTEMPTS, P4AqmSwitch  # noqa: E402
+from p4aqm.topology.p4switch import START_ATTEMPTS, P4AqmSwitch  # noqa: E402
 
 # Exits with an abort message while `failures` is above 0 (counted down in a file),
 # then becomes the real switch.

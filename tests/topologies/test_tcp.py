@@ -19,7 +19,7 @@ if shutil.which("iperf3") is None:
 
 from tcp_probes import REQUESTER, RESPONDER, python_command  # noqa: E402
 
-from topologies import Dumbbell, DumbbellSpec, HostTcp  # noqa: E402
+from p4aqm.topology import Dumbbell, DumbbellSpec, HostTcp  # noqa: E402
 
 BOTTLENECK_BPS = 10_000_000
 # The most TCP can carry: 1448 payload bytes (MSS 1460 less 12 of timestamps) per

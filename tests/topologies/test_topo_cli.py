@@ -46,7 +46,7 @@ def test_unknown_aqm_and_missing_file(tmp_path: Path) -> None:
 
 
 def test_uniform_layout_draws_rtts_in_range_from_its_seed() -> None:
-    from topologies import DumbbellSpec
+    from p4aqm.topology import DumbbellSpec
 
     spec = DumbbellSpec.uniform_rtts(clients=200, servers=2, seed=7)
     rtts_ms = [2 * d / 1000 for d in spec.left_delays_us]
@@ -60,7 +60,7 @@ def test_uniform_layout_draws_rtts_in_range_from_its_seed() -> None:
 def test_uniform_layout_is_printed_and_saved(
     l3_program: CompiledProgram, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from topologies import Dumbbell, DumbbellSpec
+    from p4aqm.topology import Dumbbell, DumbbellSpec
 
     spec = DumbbellSpec.uniform_rtts(
         clients=4,

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from traffic.empirical import EmpiricalDistribution
+from p4aqm.traffic.empirical import EmpiricalDistribution
 
 
 def chi_square(

@@ -1,4 +1,5 @@
-"""The UDP blast: start and stop on the shared clock, no burst after a late start."""
+"""A UDP blast, as the experiments send it (`cbr send` with the blast's rate, payload and
+DSCP): start and stop on the shared clock, no burst after a late start."""
 
 import json
 import socket
@@ -11,12 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from traffic.blast import BlastParams
-from traffic.cbr import SCHEMA, receive, send_stream
-from traffic.endpoints import Endpoint
-from traffic.records import RecordWriter, read_records
+from p4aqm.traffic.cbr import SCHEMA, receive
+from p4aqm.traffic.endpoints import Endpoint
+from p4aqm.traffic.records import RecordWriter, read_records
 
 TOLERANCE_NS = 50_000_000
+# Parris et al.'s blast: 10 Mbit/s of 1 KB payloads (1250 packets/s), unmarked.
+BLAST_FLAGS = ("--rate-bps", 10e6, "--payload-bytes", 1000, "--dscp", 0)
+INTERVAL_NS = 800_000
 
 
 def test_start_and_stop_are_honoured(
@@ -36,8 +39,8 @@ def test_start_and_stop_are_honoured(
     epoch_ns = time.time_ns() + 1_500_000_000
     blast = subprocess.run(
         module_command(
-            "traffic.blast", "--dest", f"127.0.0.1:{port}", "--epoch-ns", epoch_ns,
-            "--start-s", 0.3, "--stop-s", 0.8,
+            "p4aqm.traffic.cbr", "send", "--dest", f"127.0.0.1:{port}", *BLAST_FLAGS,
+            "--epoch-ns", epoch_ns, "--start-s", 0.3, "--duration-s", 0.5,
         ),
         capture_output=True, text=True, timeout=10,
     )  # fmt: skip
@@ -51,7 +54,7 @@ def test_start_and_stop_are_honoured(
     assert summary["scheduled_start_ns"] == start_ns and summary["scheduled_stop_ns"] == stop_ns
     assert abs(summary["first_send_ns"] - start_ns) < TOLERANCE_NS
     assert stop_ns - TOLERANCE_NS < summary["last_send_ns"] < stop_ns
-    # 10 Mbit/s of 1000-byte payloads: 1250 packets/s for 0.5 s.
+    # 1250 packets/s for 0.5 s.
     assert summary["packets_sent"] == 625 and summary["skipped_slots"] == 0
     records, _ = read_records(tmp_path / "r.parquet")
     assert len(records) == 625 and (records["dscp"] == 0).all()
@@ -60,23 +63,35 @@ def test_start_and_stop_are_honoured(
 
 
 def test_a_late_start_skips_the_missed_slots_instead_of_bursting(
-    free_port: Callable[..., int],
+    free_port: Callable[..., int], module_command: Callable[..., list[str]]
 ) -> None:
-    dest = Endpoint("lo", "127.0.0.1", free_port(socket.SOCK_DGRAM))  # nobody listens
-    now_ns = time.time_ns()
-    params = BlastParams(epoch_ns=now_ns - 1_000_000_000, start_s=0.5, stop_s=1.2)
-    summary = send_stream(params, params.stop_s, dest)
-    # 0.5 s already past at 1250 packets/s; the 0.2 s left are sent on schedule.
-    assert summary.skipped_slots == pytest.approx(625, abs=15)
-    assert summary.packets_sent == pytest.approx(250, abs=15)
-    assert summary.first_send_ns - now_ns < TOLERANCE_NS
+    dest = f"127.0.0.1:{free_port(socket.SOCK_DGRAM)}"  # nobody listens
+    # The start is 0.5 s past before the interpreter even starts; the stop leaves it 3.5 s
+    # more, for a slow start on a loaded machine.
+    epoch_ns = time.time_ns() - 1_000_000_000
+    blast = subprocess.run(
+        module_command(
+            "p4aqm.traffic.cbr", "send", "--dest", dest, *BLAST_FLAGS,
+            "--epoch-ns", epoch_ns, "--start-s", 0.5, "--duration-s", 4.0,
+        ),
+        capture_output=True, text=True, timeout=10,
+    )  # fmt: skip
+    assert (blast.returncode, blast.stderr) == (0, "")
+    summary = json.loads(blast.stdout)
+    skipped = summary["skipped_slots"]
+    # At least the 0.5 s known to be past at 1250 packets/s are skipped, not sent...
+    assert skipped >= 625
+    # ... the sender starts at the current slot, and sends the rest on schedule.
+    first_due_ns = summary["scheduled_start_ns"] + skipped * INTERVAL_NS
+    assert abs(summary["first_send_ns"] - first_due_ns) < TOLERANCE_NS
+    assert skipped + summary["packets_sent"] == pytest.approx(5000, abs=15)
 
 
-def test_stop_before_start_is_an_error_naming_the_flags() -> None:
+def test_an_empty_window_is_an_error_naming_the_flag() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "traffic.blast", "--dest", "127.0.0.1:9", "--start-s", "5",
-         "--stop-s", "2"],
+        [sys.executable, "-m", "p4aqm.traffic.cbr", "send", "--dest", "127.0.0.1:9",
+         "--start-s", "5", "--duration-s", "0"],
         capture_output=True, text=True, timeout=10,
     )  # fmt: skip
     assert result.returncode == 2
-    assert result.stderr == "error: --stop-s 2.0 is not after --start-s 5.0\n"
+    assert result.stderr == "error: --duration-s: Input should be greater than 0\n"

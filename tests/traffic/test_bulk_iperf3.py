@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from traffic.bulk import BulkFlow, client_command, parse_report, read_report, server_command
+from p4aqm.traffic.bulk import BulkFlow, client_command, parse_report, read_report, server_command
 
 # iperf3 3.12 on loopback, 2 s at 20 Mbit/s, 0.5 s intervals, with --get-server-output.
 SAMPLE = Path(__file__).parent / "data" / "iperf3_loopback_2s.json"

@@ -1,18 +1,17 @@
-"""Calibration: the fits, users for a load, the file and the plot."""
+"""Calibration: the fits, users for a load, the file."""
 
 from pathlib import Path
 
 import pytest
 
-from traffic.calibration import (
+from p4aqm.traffic.calibration import (
     CalibrationPoint,
     fit_calibration,
     load_calibration,
-    plot_calibration,
     save_calibration,
     users_for_load,
 )
-from traffic.web.browsing import WebParams
+from p4aqm.traffic.web.browsing import WebParams
 
 TOPOLOGY = {"bottleneck_rate_bps": 10e6, "rtt_ms": [4, 28, 54]}
 
@@ -76,9 +75,3 @@ def test_bad_calibration_files_are_named(tmp_path: Path) -> None:
     calibration = fit_calibration(points([(1000, 3e6)]), WebParams(), TOPOLOGY)
     with pytest.raises(ValueError, match="saved as .yaml"):
         save_calibration(calibration, tmp_path / "c.txt")
-
-
-def test_plot_is_written_headless(tmp_path: Path) -> None:
-    calibration = fit_calibration(points([(1000, 3e6), (2000, 6.1e6)]), WebParams(), TOPOLOGY)
-    plot_calibration(calibration, tmp_path / "fit.png")
-    assert (tmp_path / "fit.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -12,9 +12,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from traffic.cbr import SCHEMA, CbrParams, receive, send_stream, summarize
-from traffic.endpoints import Endpoint
-from traffic.records import RecordWriter, read_records
+from p4aqm.traffic.cbr import SCHEMA, CbrParams, receive, send_stream, summarize
+from p4aqm.traffic.endpoints import Endpoint
+from p4aqm.traffic.records import RecordWriter, read_records
 
 
 def packets(flow_id: int, seqs: list[int], transit_ns: list[int]) -> pd.DataFrame:
@@ -103,7 +103,7 @@ def test_sender_command_stops_on_sigterm_with_its_summary(
     summary_path = tmp_path / "send.json"
     sender = subprocess.Popen(
         module_command(
-            "traffic.cbr", "send", "--dest", f"127.0.0.1:{port}", "--duration-s", 60,
+            "p4aqm.traffic.cbr", "send", "--dest", f"127.0.0.1:{port}", "--duration-s", 60,
             "--flow-id", 4, "--summary", summary_path,
         ),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -126,7 +126,7 @@ def test_killed_receiver_keeps_its_flushed_packets(
     path = tmp_path / "r.parquet"
     receiver = subprocess.Popen(
         module_command(
-            "traffic.cbr", "recv", "--listen", f"127.0.0.1:{port}", "--records", path,
+            "p4aqm.traffic.cbr", "recv", "--listen", f"127.0.0.1:{port}", "--records", path,
             "--flush-interval-s", 0.1,
         )
     )  # fmt: skip

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from goodness_of_fit import chi_square, critical_value
 
-from traffic.empirical import DataFileError, load_cdf
-from traffic.mah import DATA_DIR
+from p4aqm.traffic.empirical import DataFileError, load_cdf
+from p4aqm.traffic.mah import DATA_DIR
 
 DRAWS = 20_000
 

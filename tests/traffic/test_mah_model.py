@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from traffic.mah import ThinkTimeParams, load_mah
+from p4aqm.traffic.mah import ThinkTimeParams, load_mah
 
 
 def test_redraw_keeps_the_shape_below_the_cap() -> None:

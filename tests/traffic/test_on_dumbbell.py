@@ -21,11 +21,11 @@ if os.geteuid() != 0:
 from finsy import GNMIClient, GNMIPath  # noqa: E402
 from goodness_of_fit import chi_square, critical_value  # noqa: E402
 
-from topologies import Dumbbell, DumbbellSpec  # noqa: E402
-from topologies.dumbbell import BOTTLENECK_PORT  # noqa: E402
-from traffic import cbr  # noqa: E402
-from traffic.mah import load_mah  # noqa: E402
-from traffic.records import read_records  # noqa: E402
+from p4aqm.topology import Dumbbell, DumbbellSpec  # noqa: E402
+from p4aqm.topology.dumbbell import BOTTLENECK_PORT  # noqa: E402
+from p4aqm.traffic import cbr  # noqa: E402
+from p4aqm.traffic.mah import load_mah  # noqa: E402
+from p4aqm.traffic.records import read_records  # noqa: E402
 
 WEB_PORT = 8080
 UDP_PORT = 9000
@@ -55,7 +55,7 @@ def web_run(idle: Dumbbell, tmp_path_factory: pytest.TempPathFactory) -> dict:
     servers = {}
     for name in idle.servers():
         command = module(
-            "traffic.web.server", "--listen", f"{idle.ip(name)}:{WEB_PORT}",
+            "p4aqm.traffic.web.server", "--listen", f"{idle.ip(name)}:{WEB_PORT}",
             "--records", out / f"{name}.parquet", "--host-name", name,
         )  # fmt: skip
         servers[name] = idle.host(name).popen(command, stdout=subprocess.PIPE, text=True)
@@ -64,7 +64,7 @@ def web_run(idle: Dumbbell, tmp_path_factory: pytest.TempPathFactory) -> dict:
     clients = {}
     for k, name in enumerate(idle.clients()):
         command = module(
-            "traffic.web.client", "--users", 150, "--servers", targets, "--duration-s", 30,
+            "p4aqm.traffic.web.client", "--users", 150, "--servers", targets, "--duration-s", 30,
             "--records", out / f"{name}.parquet", "--host-name", name, "--seed", k + 1,
             "--start-policy", "ramp", "--ramp-s", 5,
         )  # fmt: skip
@@ -119,15 +119,16 @@ def test_response_times_are_at_least_two_rtts_of_the_pair(idle: Dumbbell, web_ru
 def test_blast_starts_and_stops_at_its_times(idle: Dumbbell, tmp_path: Path) -> None:
     records = tmp_path / "blast.parquet"
     receiver = idle.host("s1").popen(
-        module("traffic.cbr", "recv", "--listen", f"{idle.ip('s1')}:{UDP_PORT}",
+        module("p4aqm.traffic.cbr", "recv", "--listen", f"{idle.ip('s1')}:{UDP_PORT}",
                "--records", records),
         stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
     epoch_ns = time.time_ns() + 1_000_000_000
     summary = tmp_path / "blast.json"
     blast = idle.host("c1").popen(
-        module("traffic.blast", "--dest", f"{idle.ip('s1')}:{UDP_PORT}", "--epoch-ns", epoch_ns,
-               "--start-s", 1.0, "--stop-s", 3.0, "--summary", summary),
+        module("p4aqm.traffic.cbr", "send", "--dest", f"{idle.ip('s1')}:{UDP_PORT}",
+               "--rate-bps", 10e6, "--payload-bytes", 1000, "--dscp", 0, "--epoch-ns", epoch_ns,
+               "--start-s", 1.0, "--duration-s", 2.0, "--summary", summary),
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     out, _ = blast.communicate(timeout=30)
@@ -164,14 +165,14 @@ def test_cbr_loss_and_one_way_delay_are_exact(l3_program: CompiledProgram, tmp_p
     with Dumbbell(spec) as net:
         records = tmp_path / "cbr.parquet"
         receiver = net.host("s2").popen(
-            module("traffic.cbr", "recv", "--listen", f"{net.ip('s2')}:{UDP_PORT}",
+            module("p4aqm.traffic.cbr", "recv", "--listen", f"{net.ip('s2')}:{UDP_PORT}",
                    "--records", records),
             stdout=subprocess.PIPE, text=True,
         )  # fmt: skip
         time.sleep(0.5)
         summary = tmp_path / "cbr.json"
         sender = net.host("c1").popen(
-            module("traffic.cbr", "send", "--dest", f"{net.ip('s2')}:{UDP_PORT}",
+            module("p4aqm.traffic.cbr", "send", "--dest", f"{net.ip('s2')}:{UDP_PORT}",
                    "--rate-bps", 2_000_000, "--duration-s", 4, "--summary", summary),
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )  # fmt: skip

@@ -2,7 +2,7 @@
 
 import socket
 
-from traffic.tcp_info import tcp_info
+from p4aqm.traffic.tcp_info import tcp_info
 
 TCP_ESTABLISHED = 1
 IP_MTU = 14  # linux/in.h; the path MTU the kernel keeps for a connected socket

@@ -4,9 +4,9 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from traffic import blast, cbr
-from traffic.cli import run
-from traffic.web import client, server
+from p4aqm.traffic import cbr
+from p4aqm.traffic.cli import run
+from p4aqm.traffic.web import client, server
 
 CLIENT = ["--users", "10", "--servers", "127.0.0.1:8080", "--duration-s", "1",
           "--records", "REC", "--host-name", "h1", "--seed", "1"]  # fmt: skip
@@ -49,7 +49,8 @@ CASES = [
     (cbr.main, ["recv", "--listen", "127.0.0.1:0", "--records", "r.csv", "--duration-s", "0"],
      "--duration-s: 0.0 is not positive"),
     (cbr.main, ["jump"], "argument command: invalid choice: 'jump'"),
-    (blast.main, ["--dest", "127.0.0.1:9", "--stop-s", "-1"], "--stop-s: Input should be"),
+    (cbr.main, ["send", "--dest", "127.0.0.1:9", "--duration-s", "-1"],
+     "--duration-s: Input should be greater than 0"),
 ]  # fmt: skip
 
 

@@ -7,7 +7,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from traffic.records import RecordWriter, parts_dir, read_records
+from p4aqm.traffic.records import RecordWriter, parts_dir, read_records
 
 SCHEMA = pa.schema([("seq", pa.int64()), ("retrans", pa.int64()), ("note", pa.string())])
 

@@ -12,13 +12,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from traffic.endpoints import Endpoint
-from traffic.mah import load_mah
-from traffic.records import read_records
-from traffic.web.browsing import Browser, WebParams
-from traffic.web.client import ClientParams, run_client
-from traffic.web.protocol import MIN_REQUEST_BYTES, ProtocolError, decode_header, encode_request
-from traffic.web.server import ServerParams, WebServer
+from p4aqm.traffic.endpoints import Endpoint
+from p4aqm.traffic.mah import load_mah
+from p4aqm.traffic.records import read_records
+from p4aqm.traffic.web.browsing import Browser, WebParams
+from p4aqm.traffic.web.client import ClientParams, run_client
+from p4aqm.traffic.web.protocol import (
+    MIN_REQUEST_BYTES,
+    ProtocolError,
+    decode_header,
+    encode_request,
+)
+from p4aqm.traffic.web.server import ServerParams, WebServer
 
 LOOPBACK = Endpoint("lo", "127.0.0.1", 0)
 
@@ -151,14 +156,14 @@ def test_command_lines_stop_cleanly_on_sigterm(
     port = free_port()
     server = subprocess.Popen(
         module_command(
-            "traffic.web.server", "--listen", f"127.0.0.1:{port}", "--records",
+            "p4aqm.traffic.web.server", "--listen", f"127.0.0.1:{port}", "--records",
             tmp_path / "s.parquet", "--host-name", "s1",
         ),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     client = subprocess.Popen(
         module_command(
-            "traffic.web.client", "--users", 20, "--servers", f"s1=127.0.0.1:{port}",
+            "p4aqm.traffic.web.client", "--users", 20, "--servers", f"s1=127.0.0.1:{port}",
             "--duration-s", 60, "--records", tmp_path / "c.parquet", "--host-name", "c1",
             "--seed", 3, "--start-policy", "ramp", "--ramp-s", 0.3,
         ),

@@ -5,8 +5,8 @@
 /// `period`, `time_us`, `realtime_ns`.
 pub const HEADER_FIELDS: usize = 3;
 pub const QUEUE_FIELDS: [&str; 7] = [
-    "depth_pkts",
-    "depth_bytes",
+    "qdepth_pkts",
+    "qdepth_bytes",
     "arrivals",
     "departures",
     "tm_drops",
@@ -32,7 +32,7 @@ impl Layout {
             + COUNTER_FIELDS.len() * self.counters
     }
 
-    /// Index of queue `i`'s first field (`depth_pkts`).
+    /// Index of queue `i`'s first field (`qdepth_pkts`).
     pub fn queue(&self, i: usize) -> usize {
         HEADER_FIELDS + QUEUE_FIELDS.len() * i
     }
@@ -80,9 +80,9 @@ mod tests {
         assert_eq!(l.fields(), 3 + 14 + 2 + 2);
         assert_eq!(
             &names[..4],
-            ["period", "time_us", "realtime_ns", "q0.depth_pkts"]
+            ["period", "time_us", "realtime_ns", "q0.qdepth_pkts"]
         );
-        assert_eq!(names[l.queue(1)], "q1.depth_pkts");
+        assert_eq!(names[l.queue(1)], "q1.qdepth_pkts");
         assert_eq!(names[l.queue(1) + 6], "q1.departed_sojourn_sum_us");
         assert_eq!(names[l.register(0)], "r0");
         assert_eq!(names[l.register(1)], "r1");

@@ -161,11 +161,11 @@ impl Sampler {
     }
 
     /// Queue `i`'s fields: its depth now and its counts since the last take.
-    pub fn put_queue(&mut self, i: usize, depth_pkts: u64, depth_bytes: u64, c: PeriodCounts) {
+    pub fn put_queue(&mut self, i: usize, qdepth_pkts: u64, qdepth_bytes: u64, c: PeriodCounts) {
         let at = self.layout.queue(i);
         self.record[at..at + QUEUE_FIELDS.len()].copy_from_slice(&[
-            depth_pkts,
-            depth_bytes,
+            qdepth_pkts,
+            qdepth_bytes,
             c.arrivals,
             c.departures,
             c.drops,

@@ -107,57 +107,17 @@ pub fn eval(prog: &Program, phv: &Phv, params: &[u128], e: &Expr) -> i128 {
         Expr::ValidUnion(u) => {
             i128::from(union_at(prog, phv, params, u).is_some_and(|u| phv.union_valid(prog, u)))
         }
-        // Unspecified with an element outside its stack: such a header compares
-        // unequal.
-        Expr::HeaderEq(pair) => {
-            let (a, b) = (
-                header_at(prog, phv, params, &pair.0),
-                header_at(prog, phv, params, &pair.1),
-            );
-            i128::from(
-                a.zip(b)
-                    .is_some_and(|(a, b)| headers_equal(prog, phv, a, b)),
-            )
-        }
+        Expr::HeaderEq(pair) => i128::from(header_refs_equal(prog, phv, params, pair)),
         Expr::VarbitEq(a, b) => i128::from(phv.var[*a] == phv.var[*b]),
-        Expr::UnionEq(pair) => {
-            let (a, b) = (
-                union_at(prog, phv, params, &pair.0),
-                union_at(prog, phv, params, &pair.1),
-            );
-            i128::from(a.zip(b).is_some_and(|(a, b)| unions_equal(prog, phv, a, b)))
-        }
-        Expr::StackField(st, off) => match phv.next[*st].checked_sub(1) {
-            Some(last) => {
-                let h = &prog.headers[prog.stacks[*st].headers[last]];
-                field_value(prog, phv, h.first_field + off)
-            }
-            // BMv2 raises an error for `.last` of an empty stack; we read 0.
-            None => 0,
-        },
+        Expr::UnionEq(pair) => i128::from(union_refs_equal(prog, phv, params, pair)),
+        Expr::StackField(st, off) => last_element_field(prog, phv, *st, *off),
         Expr::UnionStackField {
             stack,
             member,
             offset,
-        } => match phv.union_next[*stack].checked_sub(1) {
-            Some(last) => {
-                let u = prog.union_stacks[*stack].unions[last];
-                let h = &prog.headers[prog.unions[u].headers[*member]];
-                field_value(prog, phv, h.first_field + offset)
-            }
-            // As for a stack_field: 0 where BMv2 raises an error.
-            None => 0,
-        },
+        } => last_union_member_field(prog, phv, *stack, *member, *offset),
         Expr::Param(i) => params.get(*i).copied().unwrap_or(0) as i128,
-        Expr::Unary(op, x) => {
-            let v = eval(prog, phv, params, x);
-            match op {
-                UnOp::Not => i128::from(v == 0),
-                UnOp::BitNeg => !v,
-                UnOp::D2b => i128::from(v != 0),
-                UnOp::B2d => v,
-            }
-        }
+        Expr::Unary(op, x) => unary(*op, eval(prog, phv, params, x)),
         Expr::Binary(BinOp::And, l, r) => {
             i128::from(eval(prog, phv, params, l) != 0 && eval(prog, phv, params, r) != 0)
         }
@@ -181,16 +141,83 @@ pub fn eval(prog: &Program, phv: &Phv, params: &[u128], e: &Expr) -> i128 {
             value,
             width,
             signed,
-        } => {
-            let v = eval(prog, phv, params, value);
-            let (lo, hi) = match (*signed, *width >= 128) {
-                (true, true) => (i128::MIN, i128::MAX),
-                (true, false) => (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1),
-                (false, _) => (0, width_mask(*width).min(i128::MAX as u128) as i128),
-            };
-            v.clamp(lo, hi)
-        }
+        } => saturate(eval(prog, phv, params, value), *width, *signed),
     }
+}
+
+/// `==` of two headers. Unspecified with an element outside its stack: such
+/// a header compares unequal.
+fn header_refs_equal(
+    prog: &Program,
+    phv: &Phv,
+    params: &[u128],
+    pair: &(HeaderAt, HeaderAt),
+) -> bool {
+    let (a, b) = (
+        header_at(prog, phv, params, &pair.0),
+        header_at(prog, phv, params, &pair.1),
+    );
+    a.zip(b)
+        .is_some_and(|(a, b)| headers_equal(prog, phv, a, b))
+}
+
+/// `==` of two header unions; as for headers, one outside its stack is unequal.
+fn union_refs_equal(prog: &Program, phv: &Phv, params: &[u128], pair: &(UnionAt, UnionAt)) -> bool {
+    let (a, b) = (
+        union_at(prog, phv, params, &pair.0),
+        union_at(prog, phv, params, &pair.1),
+    );
+    a.zip(b).is_some_and(|(a, b)| unions_equal(prog, phv, a, b))
+}
+
+/// A field of a stack's `.last`.
+fn last_element_field(prog: &Program, phv: &Phv, stack: usize, offset: usize) -> i128 {
+    match phv.next[stack].checked_sub(1) {
+        Some(last) => {
+            let h = &prog.headers[prog.stacks[stack].headers[last]];
+            field_value(prog, phv, h.first_field + offset)
+        }
+        // BMv2 raises an error for `.last` of an empty stack; we read 0.
+        None => 0,
+    }
+}
+
+/// A field of one member of a union stack's `.last`.
+fn last_union_member_field(
+    prog: &Program,
+    phv: &Phv,
+    stack: usize,
+    member: usize,
+    offset: usize,
+) -> i128 {
+    match phv.union_next[stack].checked_sub(1) {
+        Some(last) => {
+            let u = prog.union_stacks[stack].unions[last];
+            let h = &prog.headers[prog.unions[u].headers[member]];
+            field_value(prog, phv, h.first_field + offset)
+        }
+        // As for a stack_field: 0 where BMv2 raises an error.
+        None => 0,
+    }
+}
+
+fn unary(op: UnOp, v: i128) -> i128 {
+    match op {
+        UnOp::Not => i128::from(v == 0),
+        UnOp::BitNeg => !v,
+        UnOp::D2b => i128::from(v != 0),
+        UnOp::B2d => v,
+    }
+}
+
+/// `v` clamped to the range of a `width`-bit integer, signed or not.
+fn saturate(v: i128, width: u32, signed: bool) -> i128 {
+    let (lo, hi) = match (signed, width >= 128) {
+        (true, true) => (i128::MIN, i128::MAX),
+        (true, false) => (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1),
+        (false, _) => (0, width_mask(width).min(i128::MAX as u128) as i128),
+    };
+    v.clamp(lo, hi)
 }
 
 fn binary(op: BinOp, l: i128, r: i128) -> i128 {

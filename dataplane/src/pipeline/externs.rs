@@ -1,14 +1,72 @@
 //! Primitives on v1model's stateful externs: counters, meters, registers
-//! and the random source.
+//! and the random source; and `hash`.
 
 use std::sync::atomic::Ordering;
 
+use super::checksum;
+use super::expr::eval;
 use super::registers::{with_cells, HeldRegisters};
 use super::Exec;
-use crate::program::width_mask;
+use crate::packet::Phv;
+use crate::program::{width_mask, Primitive};
 use crate::sync::lock;
 
 impl Exec<'_> {
+    /// Runs a primitive of this module's; `held` are the register locks of
+    /// the action it belongs to.
+    pub(super) fn run_extern(
+        &mut self,
+        phv: &mut Phv,
+        params: &[u128],
+        p: &Primitive,
+        held: Option<&mut HeldRegisters<'_>>,
+    ) {
+        let prog = self.prog;
+        let ev = |phv: &Phv, e| eval(prog, phv, params, e);
+        match p {
+            Primitive::Count { counter, index } => self.count(*counter, ev(phv, index)),
+            Primitive::ExecuteMeter { meter, index, dst } => {
+                // An index out of range leaves the color unchanged, as
+                // BMv2 leaves it on its error path.
+                if let Some(color) = self.execute_meter(*meter, ev(phv, index)) {
+                    phv.set(prog, *dst, color);
+                }
+            }
+            Primitive::RegisterRead {
+                dst,
+                register,
+                index,
+            } => {
+                let v = self.register_read(held, *register, ev(phv, index));
+                phv.set(prog, *dst, v);
+            }
+            Primitive::RegisterWrite {
+                register,
+                index,
+                value,
+            } => {
+                let (i, v) = (ev(phv, index), ev(phv, value) as u128);
+                self.register_write(held, *register, i, v);
+            }
+            Primitive::Random { dst, lo, hi } => {
+                let v = self.random_between(ev(phv, lo), ev(phv, hi));
+                phv.set(prog, *dst, v as u128);
+            }
+            Primitive::Hash {
+                dst,
+                base,
+                calculation,
+                max,
+            } => {
+                let h = checksum::compute(prog, *calculation, phv, &[], self.buf);
+                let (base, max) = (ev(phv, base) as u128, ev(phv, max) as u128);
+                let v = if max == 0 { h } else { h % max };
+                phv.set(prog, *dst, base.wrapping_add(v));
+            }
+            _ => unreachable!("not an extern primitive: {p:?}"),
+        }
+    }
+
     /// `count`: one packet and its bytes at counter[index], if in range.
     pub(super) fn count(&self, counter: usize, index: i128) {
         if let Some((pk, by)) = usize::try_from(index)

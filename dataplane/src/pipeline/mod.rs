@@ -311,7 +311,6 @@ impl Exec<'_> {
             Primitive::Exit => return Flow::Exit,
             Primitive::AssignVarbit { dst, src } => phv.copy_varbit(*dst, *src),
             Primitive::NoOp => {}
-            Primitive::Count { counter, index } => self.count(*counter, ev(phv, index)),
             Primitive::Clone {
                 session,
                 field_list,
@@ -327,44 +326,12 @@ impl Exec<'_> {
                 self.effects.truncate = Some(u32::try_from(ev(phv, e)).unwrap_or(u32::MAX));
             }
             Primitive::Digest(l) => self.effects.digest = Some(*l),
-            Primitive::ExecuteMeter { meter, index, dst } => {
-                // An index out of range leaves the color unchanged, as
-                // BMv2 leaves it on its error path.
-                if let Some(color) = self.execute_meter(*meter, ev(phv, index)) {
-                    phv.set(prog, *dst, color);
-                }
-            }
-            Primitive::RegisterRead {
-                dst,
-                register,
-                index,
-            } => {
-                let v = self.register_read(held, *register, ev(phv, index));
-                phv.set(prog, *dst, v);
-            }
-            Primitive::RegisterWrite {
-                register,
-                index,
-                value,
-            } => {
-                let (i, v) = (ev(phv, index), ev(phv, value) as u128);
-                self.register_write(held, *register, i, v);
-            }
-            Primitive::Random { dst, lo, hi } => {
-                let v = self.random_between(ev(phv, lo), ev(phv, hi));
-                phv.set(prog, *dst, v as u128);
-            }
-            Primitive::Hash {
-                dst,
-                base,
-                calculation,
-                max,
-            } => {
-                let h = checksum::compute(prog, *calculation, phv, &[], self.buf);
-                let (base, max) = (ev(phv, base) as u128, ev(phv, max) as u128);
-                let v = if max == 0 { h } else { h % max };
-                phv.set(prog, *dst, base.wrapping_add(v));
-            }
+            Primitive::Count { .. }
+            | Primitive::ExecuteMeter { .. }
+            | Primitive::RegisterRead { .. }
+            | Primitive::RegisterWrite { .. }
+            | Primitive::Random { .. }
+            | Primitive::Hash { .. } => self.run_extern(phv, params, p, held),
             Primitive::Jump(t) => return Flow::Jump(*t),
             Primitive::JumpIfZero(e, t) => {
                 if ev(phv, e) == 0 {
@@ -373,29 +340,38 @@ impl Exec<'_> {
             }
             Primitive::Log { fmt, args } => {
                 if self.trace {
-                    let vals: Vec<String> = args
-                        .iter()
-                        .map(|a| match a {
-                            LogArg::Value(e) => ev(phv, e).to_string(),
-                            LogArg::Header(h) => header_text(prog, phv, *h),
-                        })
-                        .collect();
-                    eprintln!("[dp]   log_msg \"{fmt}\" {}", vals.join(", "));
+                    log_msg(prog, phv, params, fmt, args);
                 }
             }
             Primitive::Assert(e) => {
                 if ev(phv, e) == 0 {
-                    // BMv2 aborts the process; we drop the packet instead.
-                    if self.trace {
-                        eprintln!("[dp]   assert failed: dropping");
-                    }
-                    phv.set_opt(prog, prog.std.egress_spec, DROP_PORT);
-                    return Flow::Exit;
+                    return self.assertion_failed(phv);
                 }
             }
         }
         Flow::Next
     }
+
+    /// A failed `assert`: BMv2 aborts the process; we drop the packet instead.
+    fn assertion_failed(&self, phv: &mut Phv) -> Flow {
+        if self.trace {
+            eprintln!("[dp]   assert failed: dropping");
+        }
+        phv.set_opt(self.prog, self.prog.std.egress_spec, DROP_PORT);
+        Flow::Exit
+    }
+}
+
+/// `log_msg`, shown only when tracing: it allocates.
+fn log_msg(prog: &Program, phv: &Phv, params: &[u128], fmt: &str, args: &[LogArg]) {
+    let vals: Vec<String> = args
+        .iter()
+        .map(|a| match a {
+            LogArg::Value(e) => eval(prog, phv, params, e).to_string(),
+            LogArg::Header(h) => header_text(prog, phv, *h),
+        })
+        .collect();
+    eprintln!("[dp]   log_msg \"{fmt}\" {}", vals.join(", "));
 }
 
 pub enum Flow {

@@ -31,99 +31,12 @@ pub fn parse(exec: &mut Exec, phv: &mut Phv, data: &[u8]) -> usize {
             eprintln!("[dp]   parser state {}", st.name);
         }
         for op in &st.ops {
-            match op {
-                ParserOp::Extract(h) => {
-                    if !extract(prog, phv, data, &mut pos, *h, 0, exec.trace) {
-                        return pos;
-                    }
-                }
-                ParserOp::ExtractVarbit(h, size) => {
-                    let bits = eval(prog, phv, &[], size);
-                    let Some(var_bytes) = varbit_bytes(prog, phv, *h, bits, exec.trace) else {
-                        return pos;
-                    };
-                    if !extract(prog, phv, data, &mut pos, *h, var_bytes, exec.trace) {
-                        return pos;
-                    }
-                }
-                ParserOp::ExtractNext(st) => {
-                    if !extract_next(prog, phv, data, &mut pos, *st, None, exec.trace) {
-                        return pos;
-                    }
-                }
-                ParserOp::ExtractNextVarbit(st, size) => {
-                    if !extract_next(prog, phv, data, &mut pos, *st, Some(size), exec.trace) {
-                        return pos;
-                    }
-                }
-                ParserOp::ExtractUnionNext {
-                    stack,
-                    member,
-                    size,
-                } => {
-                    let (trace, size) = (exec.trace, size.as_ref());
-                    if !extract_union_next(
-                        prog,
-                        phv,
-                        data,
-                        &mut pos,
-                        (*stack, *member),
-                        size,
-                        trace,
-                    ) {
-                        return pos;
-                    }
-                }
-                ParserOp::Set(f, e) => {
-                    let v = eval(prog, phv, &[], e) as u128;
-                    phv.set(prog, *f, v);
-                }
-                ParserOp::SetLookahead(f, off, w) => {
-                    let Some(v) = peek(data, pos, *off, *w) else {
-                        let err = u128::from(prog.error_packet_too_short);
-                        set_error(prog, phv, err, exec.trace);
-                        return pos;
-                    };
-                    phv.set(prog, *f, v);
-                }
-                ParserOp::Verify { cond, error } => {
-                    if eval(prog, phv, &[], cond) == 0 {
-                        let err = eval(prog, phv, &[], error) as u128;
-                        set_error(prog, phv, err, exec.trace);
-                        return pos;
-                    }
-                }
-                ParserOp::Advance(bits) => {
-                    let bits = eval(prog, phv, &[], bits);
-                    let bytes = usize::try_from(bits / 8).unwrap_or(usize::MAX);
-                    if bits < 0 || bits % 8 != 0 || data.len().saturating_sub(pos) < bytes {
-                        let err = u128::from(prog.error_packet_too_short);
-                        set_error(prog, phv, err, exec.trace);
-                        return pos;
-                    }
-                    pos += bytes;
-                }
-                ParserOp::Primitive(p) => {
-                    if let Flow::Exit = exec.primitive(phv, &[], p) {
-                        return pos;
-                    }
-                }
+            if !run_op(exec, phv, data, &mut pos, op) {
+                return pos;
             }
         }
-        exec.key.clear();
-        for part in &st.key {
-            let v = match part {
-                KeyPart::Expr(e) => eval(prog, phv, &[], e) as u128,
-                KeyPart::Lookahead(off, w) => match peek(data, pos, *off, *w) {
-                    Some(v) => v,
-                    None => {
-                        let err = u128::from(prog.error_packet_too_short);
-                        set_error(prog, phv, err, exec.trace);
-                        return pos;
-                    }
-                },
-            };
-            exec.key.push(v);
+        if !select_key(exec, phv, data, pos, st) {
+            return pos;
         }
         match choose(prog, st, exec.key, exec.trace) {
             Some(t) => state = t.next,
@@ -134,6 +47,88 @@ pub fn parse(exec: &mut Exec, phv: &mut Phv, data: &[u8]) -> usize {
         }
     }
     pos
+}
+
+/// Runs one op of a parse state at `pos`; false when parsing stops there
+/// (parser_error set, or `exit`).
+fn run_op(exec: &mut Exec, phv: &mut Phv, data: &[u8], pos: &mut usize, op: &ParserOp) -> bool {
+    let (prog, trace) = (exec.prog, exec.trace);
+    match op {
+        ParserOp::Extract(h) => extract(prog, phv, data, pos, *h, 0, trace),
+        ParserOp::ExtractVarbit(h, size) => {
+            let bits = eval(prog, phv, &[], size);
+            let Some(var_bytes) = varbit_bytes(prog, phv, *h, bits, trace) else {
+                return false;
+            };
+            extract(prog, phv, data, pos, *h, var_bytes, trace)
+        }
+        ParserOp::ExtractNext(st) => extract_next(prog, phv, data, pos, *st, None, trace),
+        ParserOp::ExtractNextVarbit(st, size) => {
+            extract_next(prog, phv, data, pos, *st, Some(size), trace)
+        }
+        ParserOp::ExtractUnionNext {
+            stack,
+            member,
+            size,
+        } => {
+            let element = (*stack, *member);
+            extract_union_next(prog, phv, data, pos, element, size.as_ref(), trace)
+        }
+        ParserOp::Set(f, e) => {
+            let v = eval(prog, phv, &[], e) as u128;
+            phv.set(prog, *f, v);
+            true
+        }
+        ParserOp::SetLookahead(f, off, w) => {
+            let Some(v) = peek(data, *pos, *off, *w) else {
+                set_error(prog, phv, u128::from(prog.error_packet_too_short), trace);
+                return false;
+            };
+            phv.set(prog, *f, v);
+            true
+        }
+        ParserOp::Verify { cond, error } => {
+            let holds = eval(prog, phv, &[], cond) != 0;
+            if !holds {
+                let err = eval(prog, phv, &[], error) as u128;
+                set_error(prog, phv, err, trace);
+            }
+            holds
+        }
+        ParserOp::Advance(bits) => {
+            let bits = eval(prog, phv, &[], bits);
+            let bytes = usize::try_from(bits / 8).unwrap_or(usize::MAX);
+            if bits < 0 || bits % 8 != 0 || data.len().saturating_sub(*pos) < bytes {
+                set_error(prog, phv, u128::from(prog.error_packet_too_short), trace);
+                return false;
+            }
+            *pos += bytes;
+            true
+        }
+        ParserOp::Primitive(p) => !matches!(exec.primitive(phv, &[], p), Flow::Exit),
+    }
+}
+
+/// Fills `exec.key` with the state's select key; false, with parser_error
+/// set, when a lookahead reads past the packet.
+fn select_key(exec: &mut Exec, phv: &mut Phv, data: &[u8], pos: usize, st: &ParseState) -> bool {
+    let prog = exec.prog;
+    exec.key.clear();
+    for part in &st.key {
+        let v = match part {
+            KeyPart::Expr(e) => eval(prog, phv, &[], e) as u128,
+            KeyPart::Lookahead(off, w) => match peek(data, pos, *off, *w) {
+                Some(v) => v,
+                None => {
+                    let err = u128::from(prog.error_packet_too_short);
+                    set_error(prog, phv, err, exec.trace);
+                    return false;
+                }
+            },
+        };
+        exec.key.push(v);
+    }
+    true
 }
 
 /// The state's first transition whose match takes the select key.

@@ -113,15 +113,9 @@ impl Loader {
 
         self.headers(&j)?;
         let errors = j.errors.clone();
-        let err_val = |name: &str, dflt: u32| {
-            errors
-                .iter()
-                .find(|(n, _)| n == name)
-                .map_or(dflt, |(_, v)| *v)
-        };
-        let error_packet_too_short = err_val("PacketTooShort", 1);
-        let error_no_match = err_val("NoMatch", 2);
-        let error_stack_out_of_bounds = err_val("StackOutOfBounds", 3);
+        let error_packet_too_short = error_value(&errors, "PacketTooShort", 1);
+        let error_no_match = error_value(&errors, "NoMatch", 2);
+        let error_stack_out_of_bounds = error_value(&errors, "StackOutOfBounds", 3);
         self.stacks(&j)?;
         self.unions(&j)?;
         self.union_stacks(&j)?;
@@ -191,6 +185,15 @@ impl Loader {
             action_by_name,
         })
     }
+}
+
+/// The value of error `name` in the program's `errors`, or `default` when
+/// it lists none.
+fn error_value(errors: &[(String, u32)], name: &str, default: u32) -> u32 {
+    errors
+        .iter()
+        .find(|(n, _)| n == name)
+        .map_or(default, |(_, v)| *v)
 }
 
 fn reject_nonempty(what: &str, v: &[Value]) -> Result<()> {

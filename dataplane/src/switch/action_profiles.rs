@@ -1,7 +1,7 @@
 //! Action profile members and groups from the control plane, and the entries
 //! of indirect tables that point to them. Handles are the dataplane's; the
 //! P4Runtime server maps its member and group ids onto them and keeps the
-//! references between entries, groups and members (p4switch/runtime).
+//! references between entries, groups and members (p4aqm/switch/runtime).
 
 use super::control_plane::{call_with_data, loaded, modify_entry, table_index, ApiKey};
 use super::{Loaded, Switch};

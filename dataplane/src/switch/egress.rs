@@ -7,12 +7,52 @@ use std::sync::atomic::Ordering;
 use super::ingress::{Origin, Pass, FROM_PORT, INSTANCE_EGRESS_CLONE, INSTANCE_RECIRC};
 use super::{Ctx, Loaded, Switch};
 use crate::links::Direction;
-use crate::packet::deparser;
+use crate::packet::{deparser, Phv};
 use crate::pipeline::checksum;
 use crate::pipeline::{Effects, Exec, DROP_PORT};
 use crate::ports::Port;
+use crate::program::Program;
 use crate::sync::{lock, read_lock};
-use crate::tm::Queued;
+use crate::tm::{Queued, TrafficManager};
+
+/// standard_metadata as a queued packet enters egress at `now`, with
+/// `deq_qdepth` packets left behind it.
+fn set_egress_metadata(prog: &Program, q: &mut Queued, deq_qdepth: usize, now: u64) {
+    let std = &prog.std;
+    let phv = &mut q.phv;
+    phv.set_opt(prog, std.egress_port, u128::from(q.port));
+    // BMv2 clears egress_spec before egress so that mark_to_drop there
+    // can be detected.
+    phv.set_opt(prog, std.egress_spec, 0);
+    phv.set_opt(prog, std.enq_timestamp, u128::from(q.enq_ns / 1000));
+    phv.set_opt(prog, std.enq_qdepth, q.enq_qdepth as u128);
+    phv.set_opt(
+        prog,
+        std.deq_timedelta,
+        u128::from(now / 1000 - q.enq_ns.min(now) / 1000),
+    );
+    phv.set_opt(prog, std.deq_qdepth, deq_qdepth as u128);
+    phv.set_opt(prog, std.qid, q.qid as u128);
+    phv.set_opt(prog, std.egress_global_timestamp, u128::from(now / 1000));
+}
+
+/// Checksum update, the deparser's primitives, then the packet's bytes into
+/// `out`; returns the effects of the deparser's primitives.
+fn deparse_packet(
+    exec: &mut Exec,
+    phv: &mut Phv,
+    payload: &[u8],
+    scratch: &mut Vec<u8>,
+    out: &mut Vec<u8>,
+) -> Effects {
+    let prog = exec.prog;
+    checksum::update(prog, phv, payload, scratch);
+    for p in &prog.deparser_primitives {
+        exec.primitive(phv, &[], p);
+    }
+    deparser::deparse(prog, phv, payload, out);
+    exec.effects
+}
 
 impl Switch {
     /// Runs egress for every packet due at the clock's current time, and
@@ -66,27 +106,14 @@ impl Switch {
             lock(&self.tm).recycle(q);
             return;
         }
-        let phv = &mut q.phv;
-        phv.set_opt(prog, std.egress_port, u128::from(q.port));
-        // BMv2 clears egress_spec before egress so that mark_to_drop there
-        // can be detected.
-        phv.set_opt(prog, std.egress_spec, 0);
-        phv.set_opt(prog, std.enq_timestamp, u128::from(q.enq_ns / 1000));
-        phv.set_opt(prog, std.enq_qdepth, q.enq_qdepth as u128);
-        phv.set_opt(
-            prog,
-            std.deq_timedelta,
-            u128::from(now / 1000 - q.enq_ns.min(now) / 1000),
-        );
-        phv.set_opt(prog, std.deq_qdepth, deq_qdepth as u128);
-        phv.set_opt(prog, std.qid, q.qid as u128);
-        phv.set_opt(prog, std.egress_global_timestamp, u128::from(now / 1000));
+        set_egress_metadata(prog, &mut q, deq_qdepth, now);
         if trace {
             eprintln!(
                 "[dp] dequeued for port {} (queue {}, {} left)",
                 q.port, q.qid, deq_qdepth
             );
         }
+        let phv = &mut q.phv;
         let mut exec = Exec {
             prog,
             rt: &l.rt,
@@ -109,14 +136,9 @@ impl Switch {
                 eprintln!("[dp]   dropped in egress (egress_spec = 511)");
             }
         } else {
-            checksum::update(prog, phv, &q.payload, &mut ctx.scratch);
-            for p in &prog.deparser_primitives {
-                exec.primitive(phv, &[], p);
-            }
             // simple_switch reads the recirculate flag and the truncation
             // length after the deparser, so the deparser's own calls count.
-            let late = exec.effects;
-            deparser::deparse(prog, phv, &q.payload, &mut ctx.out);
+            let late = deparse_packet(&mut exec, phv, &q.payload, &mut ctx.scratch, &mut ctx.out);
             if let Some(n) = late.truncate.or(effects.truncate).or(q.truncate) {
                 ctx.out.truncate(n as usize);
             }
@@ -139,21 +161,35 @@ impl Switch {
             tm.port(q.port).tx_packets += 1;
         }
         if let Some((s, _)) = effects.clone {
-            q.phv
-                .set_opt(prog, std.instance_type, INSTANCE_EGRESS_CLONE);
-            let pass = Pass {
-                now,
-                trace,
-                passes: q.passes,
-                truncate: None,
-            };
-            self.clone_to_session(&mut tm, l, &mut q.phv, &q.payload, s, &pass);
+            self.clone_egress(&mut tm, l, &mut q, s, now, trace);
         }
         tm.recycle(q);
         drop(tm);
         if let Some((port, data, again)) = recirculate {
             self.pass_again(l, ctx, port, &data, again, trace);
         }
+    }
+
+    /// An egress clone: the packet as egress left it, to each replica of
+    /// the session.
+    fn clone_egress(
+        &self,
+        tm: &mut TrafficManager,
+        l: &Loaded,
+        q: &mut Queued,
+        session: u32,
+        now: u64,
+        trace: bool,
+    ) {
+        q.phv
+            .set_opt(&l.prog, l.prog.std.instance_type, INSTANCE_EGRESS_CLONE);
+        let pass = Pass {
+            now,
+            trace,
+            passes: q.passes,
+            truncate: None,
+        };
+        self.clone_to_session(tm, l, &mut q.phv, &q.payload, session, &pass);
     }
 
     /// Sends a packet whose transmission ends at `depart_ns` through the

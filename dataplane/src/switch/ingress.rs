@@ -67,6 +67,35 @@ pub(super) struct Pass {
     pub(super) truncate: Option<u32>,
 }
 
+/// standard_metadata as a packet enters ingress at `now`, after the
+/// metadata its origin preserved.
+fn set_ingress_metadata(
+    prog: &Program,
+    phv: &mut Phv,
+    origin: &Origin,
+    in_port: u32,
+    len: usize,
+    now: u64,
+) {
+    let std = &prog.std;
+    for &(f, v) in &origin.preserved {
+        phv.set(prog, f, v);
+    }
+    phv.set_opt(prog, std.ingress_port, u128::from(in_port));
+    phv.set_opt(prog, std.packet_length, len as u128);
+    phv.set_opt(prog, std.instance_type, origin.instance_type);
+    phv.set_opt(prog, std.ingress_global_timestamp, u128::from(now / 1000));
+}
+
+/// An ingress clone carries the packet as parsed, with the metadata of its
+/// field list as ingress left it.
+fn prepare_ingress_clone(prog: &Program, parsed: &mut Phv, phv: &Phv, fl: Option<usize>) {
+    for &f in fl.map_or(&[][..], |i| &prog.field_lists[i]) {
+        parsed.set(prog, f, phv.get(f));
+    }
+    parsed.set_opt(prog, prog.std.instance_type, INSTANCE_INGRESS_CLONE);
+}
+
 impl Switch {
     /// A packet arriving on a port: through the link's delay, if any, then
     /// ingress.
@@ -104,14 +133,7 @@ impl Switch {
         let phv = &mut ctx.phv;
         phv.reset(prog);
         let now = self.clock.now_ns();
-        let std = &prog.std;
-        for &(f, v) in &origin.preserved {
-            phv.set(prog, f, v);
-        }
-        phv.set_opt(prog, std.ingress_port, u128::from(in_port));
-        phv.set_opt(prog, std.packet_length, data.len() as u128);
-        phv.set_opt(prog, std.instance_type, origin.instance_type);
-        phv.set_opt(prog, std.ingress_global_timestamp, u128::from(now / 1000));
+        set_ingress_metadata(prog, phv, origin, in_port, data.len(), now);
         if trace {
             eprintln!(
                 "[dp] packet in on port {in_port}, {} bytes (instance type {})",
@@ -152,12 +174,7 @@ impl Switch {
         }
         if let Some((s, fl)) = effects.clone {
             let parsed = &mut ctx.parsed;
-            // The clone carries the packet as parsed, with the metadata of
-            // its field list as ingress left it.
-            for &f in fl.map_or(&[][..], |i| &prog.field_lists[i]) {
-                parsed.set(prog, f, phv.get(f));
-            }
-            parsed.set_opt(prog, std.instance_type, INSTANCE_INGRESS_CLONE);
+            prepare_ingress_clone(prog, parsed, phv, fl);
             self.clone_to_session(&mut tm, l, parsed, payload, s, &pass);
         }
         if let Some(fl) = effects.resubmit {
@@ -168,6 +185,25 @@ impl Switch {
             self.pass_again(l, ctx, in_port, data, again, trace);
             return;
         }
+        self.forward(&mut tm, l, phv, payload, &pass);
+        if let Some(t) = tm.next_dequeue_ns() {
+            self.wake_for_locked(&tm, t);
+        }
+    }
+
+    /// Queues the packet ingress left where its metadata sends it: to each
+    /// replica of its multicast group, else to its egress port unless that
+    /// is the drop port.
+    fn forward(
+        &self,
+        tm: &mut TrafficManager,
+        l: &Loaded,
+        phv: &mut Phv,
+        payload: &[u8],
+        pass: &Pass,
+    ) {
+        let prog = &l.prog;
+        let std = &prog.std;
         let mcast = phv.get_opt(std.mcast_grp);
         let spec = phv.get_opt(std.egress_spec);
         if mcast != 0 {
@@ -177,24 +213,21 @@ impl Switch {
                     phv.set_opt(prog, std.instance_type, INSTANCE_REPLICATION);
                     for &(port, rid) in replicas {
                         phv.set_opt(prog, std.egress_rid, u128::from(rid));
-                        self.enqueue(&mut tm, l, phv, payload, port, &pass);
+                        self.enqueue(tm, l, phv, payload, port, pass);
                     }
                 }
                 None => {
-                    if trace {
+                    if pass.trace {
                         eprintln!("[dp]   dropped: multicast group {mcast} does not exist");
                     }
                 }
             }
         } else if spec == DROP_PORT {
-            if trace {
+            if pass.trace {
                 eprintln!("[dp]   dropped in ingress (egress_spec = 511)");
             }
         } else {
-            self.enqueue(&mut tm, l, phv, payload, spec as u32, &pass);
-        }
-        if let Some(t) = tm.next_dequeue_ns() {
-            self.wake_for_locked(&tm, t);
+            self.enqueue(tm, l, phv, payload, spec as u32, pass);
         }
     }
 

@@ -97,7 +97,7 @@ impl Default for Options {
 #[derive(Debug, Clone, Copy)]
 pub struct QueueSettings {
     pub rate: Rate,
-    pub depth_packets: Option<usize>,
+    pub depth_pkts: Option<usize>,
     pub depth_bytes: Option<usize>,
 }
 

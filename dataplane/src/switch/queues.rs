@@ -54,8 +54,8 @@ impl Switch {
         }
         let apply = |c: &mut QueueConfig| {
             c.rate = s.rate;
-            if s.depth_packets.is_some() || s.depth_bytes.is_some() {
-                c.depth_packets = s.depth_packets;
+            if s.depth_pkts.is_some() || s.depth_bytes.is_some() {
+                c.depth_pkts = s.depth_pkts;
                 c.depth_bytes = s.depth_bytes;
             }
         };
@@ -103,7 +103,7 @@ impl Switch {
     }
 
     /// rx_packets, tx_packets, tm_drops, rx_drops, tx_drops, and per queue
-    /// qN_depth, qN_drops.
+    /// qN_qdepth_pkts (the packets queue N holds), qN_drops.
     pub fn port_stats(&self, port: u32) -> Vec<(String, u64)> {
         // Sends are batched: a packet counts as sent when queued, and one the
         // interface refuses later moves from tx_packets to tx_drops.
@@ -126,7 +126,7 @@ impl Switch {
             ("tx_drops".to_owned(), tx_drops),
         ];
         for (i, q) in p.queues.iter().enumerate() {
-            out.push((format!("q{i}_depth"), q.len() as u64));
+            out.push((format!("q{i}_qdepth_pkts"), q.len() as u64));
             out.push((format!("q{i}_drops"), q.drops));
         }
         out

@@ -10,10 +10,10 @@ use crate::sync::{lock, read_lock};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QueueSnapshot {
-    pub depth_pkts: u64,
+    pub qdepth_pkts: u64,
     /// Each queued packet's length as ingress left it (what the queue's
     /// byte limit and rate count).
-    pub depth_bytes: u64,
+    pub qdepth_bytes: u64,
     /// The requested cells, in the order asked.
     pub registers: Vec<u128>,
     pub now_us: u64,
@@ -55,7 +55,7 @@ impl Switch {
                 "queue {queue} out of range: the switch has {n} queue(s) per port"
             )));
         }
-        let (depth_pkts, depth_bytes) = tm
+        let (qdepth_pkts, qdepth_bytes) = tm
             .port_ref(port)
             .map_or((0, 0), |p| (p.queues[queue].len(), p.queues[queue].bytes()));
         let guards: Vec<_> = match state.as_ref() {
@@ -67,8 +67,8 @@ impl Switch {
             .map(|&(r, i)| guards[arrays.partition_point(|&a| a < r)][i])
             .collect();
         Ok(QueueSnapshot {
-            depth_pkts: depth_pkts as u64,
-            depth_bytes: depth_bytes as u64,
+            qdepth_pkts: qdepth_pkts as u64,
+            qdepth_bytes: qdepth_bytes as u64,
             registers: values,
             now_us: self.clock.now_us(),
         })

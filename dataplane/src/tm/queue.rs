@@ -12,7 +12,7 @@ use super::counts::PeriodCounts;
 use crate::packet::Phv;
 
 /// BMv2's default queue depth, in packets.
-pub const DEFAULT_DEPTH_PACKETS: usize = 64;
+pub const DEFAULT_DEPTH_PKTS: usize = 64;
 
 const PS_PER_S: f64 = 1e12;
 
@@ -43,7 +43,7 @@ impl Rate {
 #[derive(Debug, Clone, Copy)]
 pub struct QueueConfig {
     pub rate: Rate,
-    pub depth_packets: Option<usize>,
+    pub depth_pkts: Option<usize>,
     pub depth_bytes: Option<usize>,
 }
 
@@ -51,7 +51,7 @@ impl Default for QueueConfig {
     fn default() -> Self {
         QueueConfig {
             rate: Rate::Unlimited,
-            depth_packets: Some(DEFAULT_DEPTH_PACKETS),
+            depth_pkts: Some(DEFAULT_DEPTH_PKTS),
             depth_bytes: None,
         }
     }
@@ -111,9 +111,7 @@ impl Queue {
 
     /// Whether a packet of `len` bytes fits; a full queue drops the arrival.
     pub fn admits(&self, len: usize) -> bool {
-        self.config
-            .depth_packets
-            .is_none_or(|d| self.items.len() < d)
+        self.config.depth_pkts.is_none_or(|d| self.items.len() < d)
             && self
                 .config
                 .depth_bytes
@@ -196,7 +194,7 @@ mod tests {
         let mut q = Queue {
             config: QueueConfig {
                 rate: Rate::Pps(1.0),
-                depth_packets: Some(2),
+                depth_pkts: Some(2),
                 depth_bytes: Some(250),
             },
             ..Queue::default()

@@ -140,23 +140,7 @@ impl Loader {
         let op = v["op"]
             .as_str()
             .ok_or_else(|| format!("{what}: expression without 'op'"))?;
-        let operand = |key: &str| -> Result<Box<Expr>> {
-            let x = &v[key];
-            if x.is_null() {
-                return Err(format!(
-                    "{what}: operator '{op}' is missing its '{key}' operand"
-                ));
-            }
-            Ok(Box::new(self.expr(x, sc)?))
-        };
-        let width_of = |key: &str| -> Result<u32> {
-            match self.expr(&v[key], sc)? {
-                Expr::Const(w) if (1..=128).contains(&w) => Ok(w as u32),
-                _ => Err(format!(
-                    "{what}: operator '{op}' needs a constant width 1..128"
-                )),
-            }
-        };
+        let operand = |key: &str| self.operand(v, op, key, sc);
         if op == "-" && v["left"].is_null() {
             // Unary minus: BMv2 accepts "-" without a left operand.
             return Ok(Expr::Binary(
@@ -188,9 +172,40 @@ impl Loader {
             }
             _ => {}
         }
-        if let Some(b) = binary_op(op) {
-            return Ok(Expr::Binary(b, operand("left")?, operand("right")?));
+        match binary_op(op) {
+            Some(b) => Ok(Expr::Binary(b, operand("left")?, operand("right")?)),
+            None => self.other_op(v, op, sc),
         }
+    }
+
+    /// The operand `key` of operator `op`, which must be there.
+    fn operand(&self, v: &Value, op: &str, key: &str, sc: Scope) -> Result<Box<Expr>> {
+        let x = &v[key];
+        if x.is_null() {
+            return Err(format!(
+                "{}: operator '{op}' is missing its '{key}' operand",
+                sc.what
+            ));
+        }
+        Ok(Box::new(self.expr(x, sc)?))
+    }
+
+    /// The operand `key` of a cast, a constant width in bits.
+    fn width_operand(&self, v: &Value, op: &str, key: &str, sc: Scope) -> Result<u32> {
+        match self.expr(&v[key], sc)? {
+            Expr::Const(w) if (1..=128).contains(&w) => Ok(w as u32),
+            _ => Err(format!(
+                "{}: operator '{op}' needs a constant width 1..128",
+                sc.what
+            )),
+        }
+    }
+
+    /// An operator that is not binary: the unary ones, `?` and the casts.
+    fn other_op(&self, v: &Value, op: &str, sc: Scope) -> Result<Expr> {
+        let what = sc.what;
+        let operand = |key: &str| self.operand(v, op, key, sc);
+        let width_of = |key: &str| self.width_operand(v, op, key, sc);
         let unary = matches!(
             op,
             "not" | "~" | "d2b" | "b2d" | "valid" | "last_stack_index" | "valid_union"

@@ -24,62 +24,7 @@ impl Loader {
                 )
             })?;
             let first_field = self.fields.len();
-            let mut bits = 0u32;
-            let mut varbit_field = None;
-            for f in &t.fields {
-                let name = f.first().and_then(Value::as_str).ok_or_else(|| {
-                    format!("header_type '{}': field entry without a name", t.name)
-                })?;
-                let width = match f.get(1) {
-                    Some(Value::Number(n)) => n.as_u64().unwrap_or(0) as u32,
-                    // Width 0 marks the varbit field; its bytes are kept apart.
-                    Some(Value::String(s)) if s == "*" => {
-                        if varbit_field.replace(self.fields.len()).is_some() {
-                            return Err(format!(
-                                "header_type '{}': more than one varbit field",
-                                t.name
-                            ));
-                        }
-                        0
-                    }
-                    _ => {
-                        return Err(format!(
-                            "header_type '{}': field '{name}' has no bitwidth",
-                            t.name
-                        ))
-                    }
-                };
-                let is_varbit = varbit_field == Some(self.fields.len());
-                if !is_varbit && width == 0 {
-                    return Err(format!("field '{}.{name}' has width 0", h.name));
-                }
-                let signed = f.get(2).and_then(Value::as_bool).unwrap_or(false);
-                if width > MAX_FIELD_WIDTH {
-                    // Most significant bits first, as the packet holds them.
-                    self.wide_fields
-                        .insert((h.name.clone(), name.to_owned()), width);
-                    let mut left = width;
-                    while left > 0 {
-                        let part = left.min(MAX_FIELD_WIDTH);
-                        self.fields.push(FieldInfo {
-                            name: format!("{}.{name}[{}:{}]", h.name, left - 1, left - part),
-                            width: part,
-                            signed: false,
-                        });
-                        left -= part;
-                    }
-                    bits += width;
-                    continue;
-                }
-                self.field_index
-                    .insert((h.name.clone(), name.to_owned()), self.fields.len());
-                self.fields.push(FieldInfo {
-                    name: format!("{}.{name}", h.name),
-                    width,
-                    signed,
-                });
-                bits += width;
-            }
+            let (bits, varbit_field) = self.header_fields(h, t)?;
             let varbit = match varbit_field {
                 Some(field) => Some(self.varbit(t, field, bits)?),
                 None => None,
@@ -108,6 +53,77 @@ impl Loader {
             });
         }
         Ok(())
+    }
+
+    /// Lays out the fields of header `h`, of type `t`, after those before it;
+    /// returns its width in bits and the index of its varbit field, if any.
+    fn header_fields(
+        &mut self,
+        h: &json::Header,
+        t: &json::HeaderType,
+    ) -> Result<(u32, Option<usize>)> {
+        let mut bits = 0u32;
+        let mut varbit_field = None;
+        for f in &t.fields {
+            let name = f
+                .first()
+                .and_then(Value::as_str)
+                .ok_or_else(|| format!("header_type '{}': field entry without a name", t.name))?;
+            let width = match f.get(1) {
+                Some(Value::Number(n)) => n.as_u64().unwrap_or(0) as u32,
+                // Width 0 marks the varbit field; its bytes are kept apart.
+                Some(Value::String(s)) if s == "*" => {
+                    if varbit_field.replace(self.fields.len()).is_some() {
+                        return Err(format!(
+                            "header_type '{}': more than one varbit field",
+                            t.name
+                        ));
+                    }
+                    0
+                }
+                _ => {
+                    return Err(format!(
+                        "header_type '{}': field '{name}' has no bitwidth",
+                        t.name
+                    ))
+                }
+            };
+            let is_varbit = varbit_field == Some(self.fields.len());
+            if !is_varbit && width == 0 {
+                return Err(format!("field '{}.{name}' has width 0", h.name));
+            }
+            let signed = f.get(2).and_then(Value::as_bool).unwrap_or(false);
+            if width > MAX_FIELD_WIDTH {
+                self.wide_field(&h.name, name, width);
+            } else {
+                self.field_index
+                    .insert((h.name.clone(), name.to_owned()), self.fields.len());
+                self.fields.push(FieldInfo {
+                    name: format!("{}.{name}", h.name),
+                    width,
+                    signed,
+                });
+            }
+            bits += width;
+        }
+        Ok((bits, varbit_field))
+    }
+
+    /// A field wider than `MAX_FIELD_WIDTH`, laid out as parts of at most
+    /// that width, most significant bits first, as the packet holds them.
+    fn wide_field(&mut self, header: &str, name: &str, width: u32) {
+        self.wide_fields
+            .insert((header.to_owned(), name.to_owned()), width);
+        let mut left = width;
+        while left > 0 {
+            let part = left.min(MAX_FIELD_WIDTH);
+            self.fields.push(FieldInfo {
+                name: format!("{header}.{name}[{}:{}]", left - 1, left - part),
+                width: part,
+                signed: false,
+            });
+            left -= part;
+        }
     }
 
     pub(super) fn stacks(&mut self, j: &Json) -> Result<()> {

@@ -20,82 +20,9 @@ impl Loader {
         let opw = args.what.as_str();
         let osc = Scope::outside_actions(opw);
         Ok(match op.op.as_str() {
-            "extract" => {
-                args.arity(1)?;
-                let a = args.get(0)?;
-                match type_of(a) {
-                    "regular" => ParserOp::Extract(self.fixed_header(&a["value"], opw)?),
-                    "stack" => {
-                        ParserOp::ExtractNext(self.extract_stack(&a["value"], false, opw)?)
-                    }
-                    "union_stack" => {
-                        let (stack, member) = self.union_stack_target(&a["value"], false, opw)?;
-                        ParserOp::ExtractUnionNext {
-                            stack,
-                            member,
-                            size: None,
-                        }
-                    }
-                    other => {
-                        return Err(format!("{opw}: extract of type '{other}' is not supported"))
-                    }
-                }
-            }
-            "extract_VL" => {
-                // The length "must be of type expression"; its value is
-                // the expression itself (a typed value).
-                args.arity(2)?;
-                let len = args.get(1)?;
-                if type_of(len) != "expression" {
-                    return Err(format!(
-                        "{opw}: invalid length type '{}', expected 'expression'",
-                        type_of(len)
-                    ));
-                }
-                let size = self.expr(&len["value"], osc)?;
-                let target = args.get(0)?;
-                match type_of(target) {
-                    "stack" => {
-                        let st = self.extract_stack(&target["value"], true, opw)?;
-                        ParserOp::ExtractNextVarbit(st, size)
-                    }
-                    "union_stack" => {
-                        let (stack, member) =
-                            self.union_stack_target(&target["value"], true, opw)?;
-                        ParserOp::ExtractUnionNext {
-                            stack,
-                            member,
-                            size: Some(size),
-                        }
-                    }
-                    _ => ParserOp::ExtractVarbit(self.varbit_header(target, opw)?, size),
-                }
-            }
-            "set" => {
-                // A field set from a field, hexstr, lookahead or
-                // expression (the latter a data parameter, as in actions).
-                args.arity(2)?;
-                let (dst, src) = (args.get(0)?, args.get(1)?);
-                if type_of(dst) != "field" {
-                    return Err(format!(
-                        "{opw}: invalid destination type '{}', expected 'field'",
-                        type_of(dst)
-                    ));
-                }
-                // p4c writes a varbit copy in a parser as `set`, not assign_VL.
-                if self.varbit_operand(dst).is_some() {
-                    return Ok(ParserOp::Primitive(self.assign_varbit(dst, src, opw)?));
-                }
-                let dst = self.typed_field(dst, opw)?;
-                match type_of(src) {
-                    "lookahead" => {
-                        let (off, w) = lookahead(&src["value"], opw)?;
-                        ParserOp::SetLookahead(dst, off, w)
-                    }
-                    "field" | "hexstr" | "expression" => ParserOp::Set(dst, self.param(src, osc)?),
-                    other => return Err(format!("{opw}: unsupported source type '{other}'")),
-                }
-            }
+            "extract" => self.extract_op(&args)?,
+            "extract_VL" => self.extract_vl_op(&args)?,
+            "set" => self.set_op(&args)?,
             "advance" => {
                 args.arity(1)?;
                 let bits = args.get(0)?;
@@ -121,6 +48,89 @@ impl Loader {
                 ParserOp::Primitive(self.primitive(name, &params, sc, 0)?)
             }
             other => return Err(format!("{what}: parser op '{other}' is not supported")),
+        })
+    }
+
+    /// `extract` of a header, the next element of a stack, or a member of
+    /// the next element of a union stack.
+    fn extract_op(&self, args: &Operands) -> Result<ParserOp> {
+        let opw = args.what.as_str();
+        args.arity(1)?;
+        let a = args.get(0)?;
+        Ok(match type_of(a) {
+            "regular" => ParserOp::Extract(self.fixed_header(&a["value"], opw)?),
+            "stack" => ParserOp::ExtractNext(self.extract_stack(&a["value"], false, opw)?),
+            "union_stack" => {
+                let (stack, member) = self.union_stack_target(&a["value"], false, opw)?;
+                ParserOp::ExtractUnionNext {
+                    stack,
+                    member,
+                    size: None,
+                }
+            }
+            other => return Err(format!("{opw}: extract of type '{other}' is not supported")),
+        })
+    }
+
+    /// `extract_VL`: as `extract`, into a header with a varbit field of the
+    /// length given.
+    fn extract_vl_op(&self, args: &Operands) -> Result<ParserOp> {
+        let opw = args.what.as_str();
+        // The length "must be of type expression"; its value is the
+        // expression itself (a typed value).
+        args.arity(2)?;
+        let len = args.get(1)?;
+        if type_of(len) != "expression" {
+            return Err(format!(
+                "{opw}: invalid length type '{}', expected 'expression'",
+                type_of(len)
+            ));
+        }
+        let size = self.expr(&len["value"], Scope::outside_actions(opw))?;
+        let target = args.get(0)?;
+        Ok(match type_of(target) {
+            "stack" => {
+                let st = self.extract_stack(&target["value"], true, opw)?;
+                ParserOp::ExtractNextVarbit(st, size)
+            }
+            "union_stack" => {
+                let (stack, member) = self.union_stack_target(&target["value"], true, opw)?;
+                ParserOp::ExtractUnionNext {
+                    stack,
+                    member,
+                    size: Some(size),
+                }
+            }
+            _ => ParserOp::ExtractVarbit(self.varbit_header(target, opw)?, size),
+        })
+    }
+
+    /// `set`: a field set from a field, hexstr, lookahead or expression (the
+    /// latter a data parameter, as in actions).
+    fn set_op(&self, args: &Operands) -> Result<ParserOp> {
+        let opw = args.what.as_str();
+        args.arity(2)?;
+        let (dst, src) = (args.get(0)?, args.get(1)?);
+        if type_of(dst) != "field" {
+            return Err(format!(
+                "{opw}: invalid destination type '{}', expected 'field'",
+                type_of(dst)
+            ));
+        }
+        // p4c writes a varbit copy in a parser as `set`, not assign_VL.
+        if self.varbit_operand(dst).is_some() {
+            return Ok(ParserOp::Primitive(self.assign_varbit(dst, src, opw)?));
+        }
+        let dst = self.typed_field(dst, opw)?;
+        Ok(match type_of(src) {
+            "lookahead" => {
+                let (off, w) = lookahead(&src["value"], opw)?;
+                ParserOp::SetLookahead(dst, off, w)
+            }
+            "field" | "hexstr" | "expression" => {
+                ParserOp::Set(dst, self.param(src, Scope::outside_actions(opw))?)
+            }
+            other => return Err(format!("{opw}: unsupported source type '{other}'")),
         })
     }
 }

@@ -1,6 +1,6 @@
 //! Primitives, the statements of an action body (JSON_format.md, "actions"),
-//! read one family at a time: field and header writes, the packet's fate,
-//! v1model externs, and control flow.
+//! read one family at a time: field, header and stack writes, the packet's
+//! fate, v1model externs, and control flow.
 
 use std::collections::HashMap;
 
@@ -42,8 +42,10 @@ impl Loader {
             params: sc.params,
             body_len,
         };
-        let families: [Family; 4] = [
-            Self::write_primitive,
+        let families: [Family; 6] = [
+            Self::field_write_primitive,
+            Self::header_write_primitive,
+            Self::stack_write_primitive,
             Self::fate_primitive,
             Self::extern_primitive,
             Self::flow_primitive,
@@ -56,8 +58,8 @@ impl Loader {
         Err(format!("{}: primitive '{op}' is not supported", sc.what))
     }
 
-    /// Writes to fields, headers, unions and stacks.
-    fn write_primitive(&self, c: &Call) -> Result<Option<Primitive>> {
+    /// Writes to fields, varbit fields included.
+    fn field_write_primitive(&self, c: &Call) -> Result<Option<Primitive>> {
         let what = c.what();
         Ok(Some(match c.op {
             "assign" | "modify_field" => {
@@ -92,6 +94,14 @@ impl Loader {
                 c.arity(2)?;
                 self.assign_varbit(c.arg(0)?, c.arg(1)?, what)?
             }
+            _ => return Ok(None),
+        }))
+    }
+
+    /// Writes to whole headers and unions, and their validity.
+    fn header_write_primitive(&self, c: &Call) -> Result<Option<Primitive>> {
+        let what = c.what();
+        Ok(Some(match c.op {
             "assign_header" => {
                 c.arity(2)?;
                 Primitive::AssignHeader {
@@ -110,6 +120,21 @@ impl Loader {
                 }
                 Primitive::AssignUnion { dst, src }
             }
+            "add_header" | "remove_header" => {
+                c.arity(1)?;
+                Primitive::SetValid(
+                    self.header_param(c.arg(0)?, c.scope())?,
+                    c.op == "add_header",
+                )
+            }
+            _ => return Ok(None),
+        }))
+    }
+
+    /// Writes to header stacks and header union stacks: copies and shifts.
+    fn stack_write_primitive(&self, c: &Call) -> Result<Option<Primitive>> {
+        let what = c.what();
+        Ok(Some(match c.op {
             "assign_header_stack" => {
                 c.arity(2)?;
                 let mut stacks = [0, 0];
@@ -139,13 +164,6 @@ impl Loader {
                     return Err(format!("{what}: union stacks of different types"));
                 }
                 Primitive::AssignUnionStack { dst, src }
-            }
-            "add_header" | "remove_header" => {
-                c.arity(1)?;
-                Primitive::SetValid(
-                    self.header_param(c.arg(0)?, c.scope())?,
-                    c.op == "add_header",
-                )
             }
             "push" | "pop" => {
                 c.arity(2)?;

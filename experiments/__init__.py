@@ -1,1 +1,0 @@
-"""Experiments: traffic (traffic/) run on topologies (topologies/), measured and kept."""

@@ -1,0 +1,44 @@
+"""The controller: typed configs of a switch's routes, ports and AQM disciplines, and the
+router handle that applies them over P4Runtime and gNMI and records the queue monitor."""
+
+from p4aqm.controller.config import (
+    ControllerConfig,
+    LinkConfig,
+    PipelineFiles,
+    PortConfig,
+    QueueConfig,
+    Route,
+    SwitchTarget,
+    load_config,
+)
+from p4aqm.controller.disciplines import (
+    AqmConfig,
+    AredConfig,
+    CbtConfig,
+    DropTailConfig,
+    FredConfig,
+    RedConfig,
+)
+from p4aqm.controller.recording import MonitorRecording
+from p4aqm.controller.router import Changes, PortState, Router
+
+__all__ = [
+    "AqmConfig",
+    "AredConfig",
+    "CbtConfig",
+    "Changes",
+    "ControllerConfig",
+    "DropTailConfig",
+    "FredConfig",
+    "LinkConfig",
+    "MonitorRecording",
+    "PipelineFiles",
+    "PortConfig",
+    "PortState",
+    "QueueConfig",
+    "RedConfig",
+    "Route",
+    "Router",
+    "SwitchTarget",
+    "load_config",
+]

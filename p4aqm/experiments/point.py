@@ -1,0 +1,273 @@
+"""One point of an experiment: bring the topology up, start the monitor, the servers and
+the traffic, measure, stop, and leave every file in the point's folder.
+
+Files of a point (experiments/README.md):
+    topology/            switch logs, the topology's manifest (with each router's config)
+    monitor-ROUTER.parquet   the queue monitor's samples of each AQM router
+    web/HOST.parquet     per-request (clients) and per-connection (servers) records
+    udp/FLOW.parquet     per-packet records of each CBR flow and blast, FLOW.json its
+                         sender's summary
+    bulk/FLOW.json       iperf3's report of each bulk flow
+    throughput.csv       per second and direction: bottleneck bytes, bit/s, utilisation
+    drops.json           the bottleneck ports' counters and queue, from the switches
+
+The routers are controlled in this process, through the dumbbell's router handles:
+the monitor streams into its file on a thread of its own, and the live figures read
+the bottleneck over the same session every second.
+"""
+
+import csv
+import dataclasses
+import json
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from p4aqm.controller.recording import MonitorRecording
+from p4aqm.experiments import launch
+from p4aqm.experiments.spec import Point
+from p4aqm.schema import Column, LeafName, field_name
+from p4aqm.topology import Dumbbell
+from p4aqm.topology.dumbbell import BOTTLENECK_PORT, LEFT, RIGHT
+from p4aqm.traffic import bulk
+
+START_DELAY_S = 1.0  # between starting the receivers and the senders' epoch
+DIRECTIONS = {LEFT: "client_to_server", RIGHT: "server_to_client"}
+ROUTER_NAMES = {LEFT: "r1", RIGHT: "r2"}
+
+Progress = Callable[[dict[str, float]], None]
+
+
+def _counter(interface: str, name: str) -> int:
+    return int(Path(f"/sys/class/net/{interface}/statistics/{name}").read_text())
+
+
+class PointRun:
+    def __init__(self, point: Point, out: Path) -> None:
+        self.point = point
+        self.out = out
+        self.processes: dict[str, subprocess.Popen] = {}
+        self.senders: dict[str, subprocess.Popen] = {}
+        self.recordings: dict[str, MonitorRecording] = {}
+        self._bulk_hosts: list[tuple[str, str]] = []  # (client, server) of each bulk flow
+
+    @property
+    def total_s(self) -> float:
+        return self.point.experiment.warmup_s + self.point.experiment.duration_s
+
+    def run(self, progress: Progress) -> dict[str, Any]:
+        spec = dataclasses.replace(
+            self.point.topology, run_dir=self.out / "topology", name_prefix="p4run"
+        )
+        with Dumbbell(spec) as net:
+            started_ns = time.time_ns()
+            try:
+                self._start_monitors(net)
+                self._start_receivers(net)
+                time.sleep(START_DELAY_S)
+                epoch_ns = time.time_ns()
+                self._start_senders(net, epoch_ns)
+                window = self._measure(net, epoch_ns, progress)
+                self._wait_senders(timeout_s=60)
+            finally:
+                self._stop_all()
+            drops = {
+                f"{spec.name_prefix}{name}": dataclasses.asdict(
+                    net.router(side).port_state(BOTTLENECK_PORT)
+                )
+                for side, name in ROUTER_NAMES.items()
+            }
+            (self.out / "drops.json").write_text(json.dumps(drops, indent=2))
+            topology_manifest = net.manifest
+        return {
+            "epoch_ns": epoch_ns,
+            "started_ns": started_ns,
+            "window": window,
+            "web_users": self.point.web_users,
+            "topology": topology_manifest,
+        }
+
+    def _start_monitors(self, net: Dumbbell) -> None:
+        """The queue monitor of each router whose bottleneck direction has an AQM."""
+        period_s = self.point.experiment.sample_period_ms / 1000
+        for side, name in ROUTER_NAMES.items():
+            aqm = net.spec.aqm_of(side)
+            if aqm is None:
+                continue
+            router = net.router(side)
+            metadata = {
+                "router": f"{net.spec.name_prefix}{name}",
+                "switch": router.switch.model_dump(mode="json"),
+                "pipeline": router.pipeline.model_dump(mode="json"),
+                "aqm": {BOTTLENECK_PORT: aqm.model_dump(mode="json")},
+            }
+            self.recordings[name] = router.monitor(
+                period_s,
+                {BOTTLENECK_PORT: aqm.probes()},
+                out=self.out / f"monitor-{name}.parquet",
+                metadata=metadata,
+            )
+
+    def _start_receivers(self, net: Dumbbell) -> None:
+        traffic = self.point.experiment.traffic
+        if traffic.web is not None:
+            for name, process in launch.start_web_servers(net, self.out / "web").items():
+                self.processes[f"web-server-{name}"] = process
+        for kind, base in (("cbr", launch.CBR_PORT), ("blast", launch.BLAST_PORT)):
+            for i, flow in enumerate(getattr(traffic, kind)):
+                (self.out / "udp").mkdir(exist_ok=True)
+                command = launch.udp_receiver_command(
+                    f"{net.ip(flow.server)}:{base + i}", self.out / "udp" / f"{kind}{i}.parquet"
+                )
+                self.processes[f"{kind}{i}-recv"] = net.host(flow.server).popen(command)
+        for k, flow in enumerate(self._bulk_flows(net)):
+            (self.out / "bulk").mkdir(exist_ok=True)
+            report = self.out / "bulk" / f"flow{k}-server.json"
+            server = net.host(self._bulk_hosts[k][1])
+            self.processes[f"bulk{k}-server"] = server.popen(bulk.server_command(flow, report))
+
+    def _bulk_flows(self, net: Dumbbell) -> list[bulk.BulkFlow]:
+        flows, self._bulk_hosts = [], []
+        duration_s = int(self.total_s + 0.999)
+        for spec in self.point.experiment.traffic.bulk:
+            for _ in range(spec.flows):
+                flows.append(
+                    launch.bulk_flow(len(flows), net.ip(spec.server), duration_s,
+                                     spec.congestion_control, spec.reverse)
+                )  # fmt: skip
+                self._bulk_hosts.append((spec.client, spec.server))
+        return flows
+
+    def _start_senders(self, net: Dumbbell, epoch_ns: int) -> None:
+        experiment = self.point.experiment
+        traffic = experiment.traffic
+        if traffic.web is not None and self.point.web_users:
+            clients = launch.start_web_clients(
+                net, self.point.web_users, traffic.web.params, self.total_s,
+                self.out / "web", experiment.seed,
+            )  # fmt: skip
+            for name, process in clients.items():
+                self.senders[f"web-client-{name}"] = process
+        for kind, base in (("cbr", launch.CBR_PORT), ("blast", launch.BLAST_PORT)):
+            for i, flow in enumerate(getattr(traffic, kind)):
+                stop_s = flow.stop_s if flow.stop_s is not None else self.total_s
+                command = launch.udp_sender_command(
+                    f"{net.ip(flow.server)}:{base + i}", flow, i, epoch_ns, stop_s,
+                    self.out / "udp" / f"{kind}{i}.json",
+                )  # fmt: skip
+                self.senders[f"{kind}{i}-send"] = net.host(flow.client).popen(
+                    command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+                )
+        for k, flow in enumerate(self._bulk_flows(net)):
+            report = self.out / "bulk" / f"flow{k}.json"
+            self.senders[f"bulk{k}"] = net.host(self._bulk_hosts[k][0]).popen(
+                bulk.client_command(flow, report), stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, text=True,
+            )  # fmt: skip
+
+    def _measure(self, net: Dumbbell, epoch_ns: int, progress: Progress) -> dict[str, int]:
+        """Per second until the end: the bottleneck's bytes each way into throughput.csv,
+        and the live figures for the progress display."""
+        experiment = self.point.experiment
+        rate = net.spec.bottleneck_rate_bps
+        # A router's bottleneck interface receives what the other router sent over it.
+        interfaces = {
+            DIRECTIONS[LEFT]: net.routers[1].intfs[BOTTLENECK_PORT].name,
+            DIRECTIONS[RIGHT]: net.routers[0].intfs[BOTTLENECK_PORT].name,
+        }
+        rows = []
+        last = {d: _counter(i, "rx_bytes") for d, i in interfaces.items()}
+        last_ns = time.time_ns()
+        end_ns = epoch_ns + int(self.total_s * 1e9)
+        while True:
+            time.sleep(max(0.0, (min(last_ns + 1_000_000_000, end_ns) - time.time_ns()) / 1e9))
+            now_ns = time.time_ns()
+            live: dict[str, float] = {
+                "elapsed_s": (now_ns - epoch_ns) / 1e9,
+                "total_s": self.total_s,
+            }
+            for direction, interface in interfaces.items():
+                count = _counter(interface, "rx_bytes")
+                bps = 8 * (count - last[direction]) / ((now_ns - last_ns) / 1e9)
+                rows.append(
+                    {
+                        Column.REALTIME_NS: now_ns,
+                        "elapsed_s": round((now_ns - epoch_ns) / 1e9, 3),
+                        "direction": direction,
+                        "bytes": count - last[direction],
+                        "bps": round(bps),
+                        "utilisation": round(bps / rate, 5),
+                        # the whole second after the warm-up: it began after it
+                        "measured": (last_ns - epoch_ns) / 1e9 >= experiment.warmup_s,
+                    }
+                )
+                last[direction] = count
+                live[f"{direction}_bps"] = bps
+            live.update(_bottleneck_figures(net))
+            progress(live)
+            last_ns = now_ns
+            if now_ns >= end_ns:
+                break
+        with (self.out / "throughput.csv").open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+        warm_ns = epoch_ns + int(experiment.warmup_s * 1e9)
+        return {"start_ns": warm_ns, "end_ns": end_ns}
+
+    def _wait_senders(self, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        failures = []
+        for name, process in self.senders.items():
+            left_s = max(0.1, deadline - time.monotonic())
+            try:
+                if name.startswith("web-client-"):
+                    host = name.removeprefix("web-client-")
+                    summary = launch.client_summary(host, process, left_s)
+                    path = self.out / "web" / f"{host}.summary.json"
+                    path.write_text(json.dumps(summary) + "\n")
+                    continue
+                out, err = process.communicate(timeout=left_s)
+            except subprocess.TimeoutExpired:
+                failures.append(f"{name}: still running {timeout_s:.0f} s after the end")
+                continue
+            except RuntimeError as exc:
+                failures.append(str(exc))
+                continue
+            if process.returncode != 0:
+                failures.append(
+                    f"{name}: exit {process.returncode}: {(err or out or '').strip()[-500:]}"
+                )
+        if failures:
+            raise RuntimeError("; ".join(failures))
+
+    def _stop_all(self) -> None:
+        errors = []
+        for name, recording in self.recordings.items():
+            try:
+                recording.stop()
+            except Exception as exc:  # noqa: BLE001 - the processes must still be stopped
+                errors.append(f"the queue monitor of {name}: {exc}")
+        for process in [*self.senders.values(), *self.processes.values()]:
+            if process.poll() is None:
+                process.terminate()
+        for process in [*self.senders.values(), *self.processes.values()]:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if errors:
+            raise RuntimeError("; ".join(errors))
+
+
+def _bottleneck_figures(net: Dumbbell) -> dict[str, float]:
+    """The server -> client bottleneck's queue and drops, for the progress display."""
+    try:
+        state = net.router(RIGHT).port_state(BOTTLENECK_PORT)
+    except Exception:  # noqa: BLE001 - the display must not end the run
+        return {}
+    tm_drops = field_name(LeafName.TM_DROPS)
+    return {Column.QDEPTH_PKTS: state.qdepth_pkts, tm_drops: state.counters.get(tm_drops, 0)}

@@ -1,0 +1,29 @@
+"""`p4aqm clean`: remove every namespace, veth and process that p4aqm's topologies and
+test networks started, including those of runs killed with SIGKILL; nothing else."""
+
+import argparse
+import sys
+
+from p4aqm.topology.netlab import NAMESPACE_PREFIX, remove_stale_namespaces
+from p4aqm.topology.registry import REGISTRY_DIR, clean, records
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="p4aqm clean", description=__doc__)
+    parser.parse_args(argv)
+    try:
+        found = records()
+    except ValueError as exc:
+        print(f"p4aqm clean: error: {exc}", file=sys.stderr)
+        return 2
+    for record in found:
+        removed = clean(record)
+        print(f"topology {record.name} ({record.run_dir}): removed {len(removed)}")
+        for line in removed:
+            print(f"  {line}")
+    remove_stale_namespaces()
+    print(
+        f"p4aqm clean: {len(found)} topologies from {REGISTRY_DIR}; test namespaces"
+        f" {NAMESPACE_PREFIX}* of finished runs removed"
+    )
+    return 0
