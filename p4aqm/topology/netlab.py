@@ -12,7 +12,6 @@ Processes started here are killed on exit, and get SIGKILL from the kernel if th
 process that started them dies.
 """
 
-import ctypes
 import itertools
 import os
 import signal
@@ -23,13 +22,14 @@ from pathlib import Path
 from types import TracebackType
 
 NAMESPACE_PREFIX = "p4aqm-t"
-_PR_SET_PDEATHSIG = 1
 _sequence = itertools.count()
 
 
-def die_with_parent() -> None:
-    """preexec_fn: the kernel kills the child when the process that started it dies."""
-    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+# A command prefix: the kernel kills the command when the process that started it dies.
+# setpriv sets it after the fork, so the parent needs no preexec_fn: Python code between
+# fork and exec is unsafe in a process whose other threads hold locks (gRPC's do, in a
+# process that keeps a router's session open while it starts more switches).
+DIE_WITH_PARENT = ["setpriv", "--pdeathsig", "KILL", "--"]
 
 
 def _ip(*args: str) -> None:
@@ -122,11 +122,10 @@ class TestNetwork:
     ) -> subprocess.CompletedProcess[str]:
         """Run a command on host N (needs hosts=True)."""
         return subprocess.run(
-            ["ip", "netns", "exec", self.host_namespace(port), *args],
+            [*DIE_WITH_PARENT, "ip", "netns", "exec", self.host_namespace(port), *args],
             capture_output=True,
             text=True,
             timeout=timeout_s,
-            preexec_fn=die_with_parent,
         )
 
     def command(self, args: list[str]) -> list[str]:
@@ -136,22 +135,20 @@ class TestNetwork:
         self, args: list[str], timeout_s: float = 60.0, check: bool = False
     ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            self.command(args),
+            [*DIE_WITH_PARENT, *self.command(args)],
             capture_output=True,
             text=True,
             timeout=timeout_s,
             check=check,
-            preexec_fn=die_with_parent,
         )
 
     def spawn(self, args: list[str]) -> subprocess.Popen[str]:
         process = subprocess.Popen(
-            self.command(args),
+            [*DIE_WITH_PARENT, *self.command(args)],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
             start_new_session=True,
-            preexec_fn=die_with_parent,
         )
         self.processes.append(process)
         return process

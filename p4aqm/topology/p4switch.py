@@ -17,7 +17,7 @@ import grpc
 from finsy.proto import p4r, p4r_grpc
 from mininet.node import Switch
 
-from p4aqm.topology.netlab import die_with_parent
+from p4aqm.topology.netlab import DIE_WITH_PARENT
 
 _LISTENING = re.compile(r"listening on (\S+):(\d+),")
 SIMPLE_SWITCH_GRPC = "simple_switch_grpc"
@@ -99,12 +99,11 @@ class P4AqmSwitch(Switch):
         listened. Raises on a timeout or an exit after it listened."""
         listening = threading.Event()
         process = subprocess.Popen(
-            self.switch_args(),
+            [*DIE_WITH_PARENT, *self.switch_args()],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
             start_new_session=True,
-            preexec_fn=die_with_parent,
         )
         self.process = process
 

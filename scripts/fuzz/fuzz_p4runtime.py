@@ -26,7 +26,7 @@ from google.protobuf import message, text_format
 from harness import fuzz
 
 from p4aqm.compiler.cli import main as compile_main
-from p4aqm.topology.netlab import die_with_parent
+from p4aqm.topology.netlab import DIE_WITH_PARENT
 
 REPO = Path(__file__).resolve().parents[2]
 WORK = Path(tempfile.mkdtemp(prefix="p4aqm-fuzz-p4rt-"))
@@ -51,10 +51,9 @@ VALUE_SET_IDS = [v.preamble.id for v in P4INFO.value_sets]
 def _start_switch() -> tuple[subprocess.Popen[str], p4r_grpc.P4RuntimeStub]:
     p4aqm = str(Path(sys.executable).parent / "p4aqm")
     switch = subprocess.Popen(
-        [p4aqm, "switch", "--no-p4", "--grpc-server-addr", "127.0.0.1:0"],
+        [*DIE_WITH_PARENT, p4aqm, "switch", "--no-p4", "--grpc-server-addr", "127.0.0.1:0"],
         stdout=subprocess.PIPE,
         text=True,
-        preexec_fn=die_with_parent,
     )
     assert switch.stdout is not None
     port = re.search(r"listening on \S+:(\d+)", switch.stdout.readline())

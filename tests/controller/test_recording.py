@@ -1,0 +1,110 @@
+"""The router handle's in-process monitor (p4aqm/controller/router.py, recording.py), as
+an experiment point uses it: one session for the run, the records in memory and in a
+Parquet file that is complete whatever ended the run, Ctrl-C included."""
+
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from sample_configs import red_config
+from switch_process import SwitchProcess  # on sys.path from conftest.py
+
+from p4aqm.controller import Router, load_config
+from p4aqm.controller.sample_file import read_metadata
+from p4aqm.schema import Column
+from programs import CompiledProgram
+
+# A script that records until Ctrl-C, as `p4aqm run` does in a point.
+RECORD_UNTIL_INTERRUPTED = textwrap.dedent(
+    """
+    import sys
+    import time
+    from pathlib import Path
+
+    from p4aqm.controller import Router, load_config
+
+    config = load_config(Path(sys.argv[1]))
+    with Router.of(config) as router:
+        router.apply(config)
+        with router.monitor(0.003, out=Path(sys.argv[2]), metadata={"run": "test"}) as rec:
+            try:
+                time.sleep(120)
+            except KeyboardInterrupt:
+                pass
+    print(f"rows {len(rec.rows)}")
+    """
+)
+
+
+def test_apply_says_what_changed_and_a_second_apply_changes_nothing(
+    switch_process: SwitchProcess, red_program: CompiledProgram, tmp_path: Path
+) -> None:
+    config = load_config(red_config(tmp_path, red_program, switch_process.address))
+    with Router.of(config) as router:
+        first = router.apply(config)
+        again = router.apply(config)
+        state = router.port_state(2)
+    assert first.pipeline is not None and first.pipeline.startswith("pipeline installed")
+    assert first.inserted > 0 and first.port_settings > 0
+    assert (again.inserted, again.modified, again.deleted, again.pipeline) == (0, 0, 0, None)
+    assert state.qdepth_pkts == 0 and state.counters["tm_drops"] == 0
+
+
+def test_a_config_for_another_switch_is_refused(
+    switch_process: SwitchProcess, red_program: CompiledProgram, tmp_path: Path
+) -> None:
+    config = load_config(red_config(tmp_path, red_program, switch_process.address))
+    other = config.model_copy(update={"switch": config.switch.model_copy(update={"device_id": 7})})
+    with Router.of(config) as router, pytest.raises(ValueError, match="given to the router of"):
+        router.apply(other)
+
+
+def test_the_monitor_of_the_ports_applied_in_memory_and_in_a_file(
+    switch_process: SwitchProcess, red_program: CompiledProgram, tmp_path: Path
+) -> None:
+    config = load_config(red_config(tmp_path, red_program, switch_process.address))
+    out = tmp_path / "monitor.parquet"
+    with Router.of(config) as router:
+        router.apply(config)
+        with router.monitor(0.005, out=out) as recording:
+            time.sleep(0.5)
+    frame = recording.dataframe()
+    # Both AQM ports of the config, each sampled every 5 ms for about half a second.
+    assert set(frame[Column.EGRESS_PORT]) == {2, 3}
+    assert len(frame) >= 2 * 50
+    on_disk = pd.read_parquet(out)
+    assert len(on_disk) == len(frame)
+    assert list(on_disk.columns) == list(frame.columns)
+    assert read_metadata(out)["counters"] == "deltas per period"
+
+
+def test_the_file_is_complete_after_ctrl_c(
+    switch_process: SwitchProcess, red_program: CompiledProgram, tmp_path: Path
+) -> None:
+    config = red_config(tmp_path, red_program, switch_process.address)
+    out = tmp_path / "monitor.parquet"
+    process = subprocess.Popen(
+        [sys.executable, "-c", RECORD_UNTIL_INTERRUPTED, str(config), str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    # The writer opens the file with its 4-byte magic and adds a row group every second.
+    deadline = time.monotonic() + 120  # only a hang takes this long
+    while not (out.exists() and out.stat().st_size > 4):
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"no row group recorded: {process.communicate()[1]}")
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 0, stderr
+    frame = pd.read_parquet(out)
+    assert f"rows {len(frame)}" in stdout
+    assert len(frame) > 0
+    assert read_metadata(out)["run"] == "test"
