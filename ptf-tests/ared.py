@@ -12,7 +12,9 @@ adaptation, in the expected direction. The adaptation interval is short (0.1 s) 
 that two seconds of traffic give about twenty adaptations.
 
 On BMv2 these tests skip, saying why: its P4Runtime server neither reads nor writes
-registers (PI issue #376).
+registers (PI issue #376). It refuses the reset's Write as P4Runtime reports a batch
+that failed: status UNKNOWN, each register update's p4.v1.Error UNIMPLEMENTED ("Register
+writes are not supported yet").
 """
 
 import asyncio
@@ -62,6 +64,29 @@ async def _reset(config: ControllerConfig) -> None:
         )
 
 
+def refusal(exc: fy.P4ClientError) -> str | None:
+    """The switch's reason if it refused the request as unimplemented, else None: a
+    refused Write is UNKNOWN with the reason in each failed update's error."""
+    if exc.code == GRPCStatusCode.UNIMPLEMENTED:
+        return exc.message
+    errors = list(exc.details.values())  # finsy keeps only the updates that failed
+    unimplemented = all(e.canonical_code == GRPCStatusCode.UNIMPLEMENTED for e in errors)
+    if exc.code == GRPCStatusCode.UNKNOWN and errors and unimplemented:
+        return errors[0].message
+    return None
+
+
+def reset_registers(config: ControllerConfig) -> str | None:
+    """Zero port 2's registers; None, or the switch's reason for refusing to."""
+    try:
+        asyncio.run(_reset(config))
+    except fy.P4ClientError as exc:
+        if (reason := refusal(exc)) is None:
+            raise
+        return reason
+    return None
+
+
 async def _read_register(config: ControllerConfig, name: str) -> int:
     async with fy.Switch("ared-ptf", config.switch.grpc_addr, _options(config)) as switch:
         async for entry in switch.read(fy.P4RegisterEntry(name, index=AQM_PORT)):
@@ -81,14 +106,10 @@ class AredTest(AqmTest):
 
     def setUp(self) -> None:
         super().setUp()
-        try:
-            asyncio.run(_reset(self.config))
-        except fy.P4ClientError as exc:
-            if exc.code != GRPCStatusCode.UNIMPLEMENTED:
-                raise
+        if (reason := reset_registers(self.config)) is not None:
             self.skipTest(
-                "the switch does not write registers over P4Runtime (BMv2: PI issue #376),"
-                " and these tests read ARED's max_p from its register"
+                f"the switch does not write registers over P4Runtime ({reason!r}; BMv2:"
+                " PI issue #376), and these tests reset ARED's registers and read max_p"
             )
 
     def max_p(self) -> int:

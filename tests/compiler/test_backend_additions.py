@@ -3,6 +3,7 @@ stack `last`/`lastIndex`, struct assignment, bound action arguments, constructor
 parameters, entry priorities, log_msg arguments and checksums over the payload."""
 
 import json
+from typing import Any
 
 from compiler_helpers import CompileText
 
@@ -122,19 +123,22 @@ FIELD_LISTS = """#include <core.p4>
 #include <v1model.p4>
 header h_t { bit<8> a; }
 struct hs { h_t h; }
-struct meta_t { @field_list(1) bit<8> keep; bit<8> other; @field_list(1, 2) bit<16> both; }
+struct meta_t { @field_list(2) bit<8> keep; bit<8> other; @field_list(2, 0) bit<16> both; }
 parser P(packet_in pk, out hs hdr, inout meta_t m, inout standard_metadata_t sm) {
     state start { pk.extract(hdr.h); transition accept; }
 }
 control V(inout hs hdr, inout meta_t m) { apply { } }
 control I(inout hs hdr, inout meta_t m, inout standard_metadata_t sm) {
     apply {
-        if (hdr.h.a == 0) { resubmit_preserving_field_list(1); }
-        else { clone_preserving_field_list(CloneType.I2E, 5, 2); }
+        if (hdr.h.a == 0) { resubmit_preserving_field_list(2); }
+        else { clone_preserving_field_list(CloneType.I2E, 5, 0); }
     }
 }
 control E(inout hs hdr, inout meta_t m, inout standard_metadata_t sm) {
-    apply { recirculate_preserving_field_list(1); }
+    apply {
+        if (hdr.h.a == 0) { recirculate_preserving_field_list(2); }
+        else { clone_preserving_field_list(CloneType.E2E, 6, 2); }
+    }
 }
 control C(inout hs hdr, inout meta_t m) { apply { } }
 control D(packet_out pk, in hs hdr) { apply { pk.emit(hdr); } }
@@ -142,31 +146,66 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
 """
 
 
-def test_preserved_field_lists(compile_text: CompileText) -> None:
+def _ops(program: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    return {p["op"]: p["parameters"] for a in program["actions"] for p in a["primitives"]}
+
+
+def _hexstr32(value: int) -> dict[str, str]:
+    return {"type": "hexstr", "value": f"0x{value:08x}"}
+
+
+def test_preserved_field_lists_as_p4c_emits_them(compile_text: CompileText) -> None:
+    # p4c 1.2.4 (backends/bmv2/simple_switch/simpleSwitch.cpp): resubmit and recirculate,
+    # the primitives BMv2 1.15 knows, with the id of the list named field_list<index>,
+    # a 32-bit constant; clone with the session, then that id.  Ids count from 1 in the
+    # order the indices are first tagged: 0 is BMv2's "resubmit not called".
     result = compile_text(FIELD_LISTS)
     assert result.status == 0, result.err
     program = json.loads(result.json_path.read_text())
-    lists = {fl["id"]: [e["value"][1] for e in fl["elements"]] for fl in program["field_lists"]}
-    assert lists == {1: ["userMetadata.keep", "userMetadata.both"], 2: ["userMetadata.both"]}
-    ops = {p["op"]: p["parameters"] for a in program["actions"] for p in a["primitives"]}
-    assert ops["resubmit_preserving_field_list"] == [{"type": "hexstr", "value": "0x01"}]
-    assert ops["recirculate_preserving_field_list"] == [{"type": "hexstr", "value": "0x01"}]
-    assert ops["clone_ingress_pkt_to_egress"][1] == {"type": "hexstr", "value": "0x02"}
+    lists = {
+        fl["id"]: (fl["name"], [e["value"][1] for e in fl["elements"]])
+        for fl in program["field_lists"]
+    }
+    assert lists == {
+        1: ("field_list2", ["userMetadata.keep", "userMetadata.both"]),
+        2: ("field_list0", ["userMetadata.both"]),
+    }
+    ops = _ops(program)
+    assert not [op for op in ops if op.endswith("_preserving_field_list")]
+    assert ops["resubmit"] == [_hexstr32(1)]
+    assert ops["recirculate"] == [_hexstr32(1)]
+    assert ops["clone_ingress_pkt_to_egress"] == [_hexstr32(5), _hexstr32(2)]
+    assert ops["clone_egress_pkt_to_egress"] == [_hexstr32(6), _hexstr32(1)]
 
 
 def test_a_field_list_no_field_lists_preserves_nothing(compile_text: CompileText) -> None:
     # As p4c compiles its issue1043-bmv2: an empty field list, not an error.
     result = compile_text(
         FIELD_LISTS.replace(
-            "recirculate_preserving_field_list(1)", "recirculate_preserving_field_list(7)"
+            "recirculate_preserving_field_list(2)", "recirculate_preserving_field_list(7)"
         )
     )
     assert result.status == 0, result.err
     program = json.loads(result.json_path.read_text())
-    lists = {fl["id"]: fl["elements"] for fl in program["field_lists"]}
-    assert lists[7] == []
-    ops = {p["op"]: p["parameters"] for a in program["actions"] for p in a["primitives"]}
-    assert ops["recirculate_preserving_field_list"] == [{"type": "hexstr", "value": "0x07"}]
+    lists = {fl["name"]: (fl["id"], fl["elements"]) for fl in program["field_lists"]}
+    assert lists["field_list7"] == (3, [])
+    assert _ops(program)["recirculate"] == [_hexstr32(3)]
+
+
+def test_data_field_lists_follow_the_tagged_ones(compile_text: CompileText) -> None:
+    # resubmit(data) of older v1model: a list of its own, after the @field_list ones,
+    # shared by calls naming the same fields.
+    text = FIELD_LISTS.replace(
+        "resubmit_preserving_field_list(2);", "resubmit({ m.other });"
+    ).replace("clone_preserving_field_list(CloneType.I2E, 5, 0);", "resubmit({ m.other });")
+    result = compile_text(text)
+    assert result.status == 0, result.err
+    program = json.loads(result.json_path.read_text())
+    lists = {fl["id"]: (fl["name"], fl["elements"]) for fl in program["field_lists"]}
+    other = {"type": "field", "value": ["scalars", "userMetadata.other"]}
+    assert lists[3] == ("fl_3", [other])
+    resubmits = [p for a in program["actions"] for p in a["primitives"] if p["op"] == "resubmit"]
+    assert [p["parameters"] for p in resubmits] == [[_hexstr32(3)], [_hexstr32(3)]]
 
 
 UNION = """#include <core.p4>
@@ -217,7 +256,7 @@ def test_digest_of_an_initializer_copies_the_values(compile_text: CompileText) -
         "struct meta_t {",
         "struct learn_t { bit<8> a; bit<9> port; }\nstruct meta_t {",
     ).replace(
-        "recirculate_preserving_field_list(1);",
+        "recirculate_preserving_field_list(2);",
         "digest<learn_t>(1, { hdr.h.a, sm.egress_port });",
     )
     result = compile_text(text)

@@ -22,9 +22,16 @@ from programs import CompiledProgram
 # A script that records until Ctrl-C, as `p4aqm run` does in a point.
 RECORD_UNTIL_INTERRUPTED = textwrap.dedent(
     """
+    import faulthandler
+    import signal
     import sys
     import time
     from pathlib import Path
+
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # where a hang is, if one is
+    # Ctrl-C as `p4aqm run` takes it, even when started from a background job, which
+    # inherits SIGINT ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     from p4aqm.controller import Router, load_config
 
@@ -102,7 +109,13 @@ def test_the_file_is_complete_after_ctrl_c(
             pytest.fail(f"no row group recorded: {process.communicate()[1]}")
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=60)
+    try:
+        stdout, stderr = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGUSR1)
+        time.sleep(2)
+        process.kill()
+        pytest.fail(f"still running 60 s after Ctrl-C; its threads:\n{process.communicate()[1]}")
     assert process.returncode == 0, stderr
     frame = pd.read_parquet(out)
     assert f"rows {len(frame)}" in stdout

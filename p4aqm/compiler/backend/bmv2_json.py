@@ -258,7 +258,7 @@ class Bmv2Builder(
                     self.roots[id(p)] = roles[id(ty)]
         self.sm_type = sm_type
         if isinstance(meta_type, t.StructLike):
-            self.ext.meta_type = meta_type
+            self.ext.bind_field_lists(meta_type, self.layout)
 
     def top_level_instances(self) -> None:
         """Extern instances declared outside any control: one array each, named by the

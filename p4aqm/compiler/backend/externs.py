@@ -19,7 +19,14 @@ from p4aqm.compiler.backend.expressions import (
     node,
     param,
 )
-from p4aqm.compiler.backend.storage import SCALARS, DynamicFieldRef, FieldRef, Location, StructRef
+from p4aqm.compiler.backend.storage import (
+    SCALARS,
+    DynamicFieldRef,
+    FieldRef,
+    Layout,
+    Location,
+    StructRef,
+)
 from p4aqm.compiler.diagnostics import CompileError
 from p4aqm.compiler.typecheck import Symbol, const_value
 
@@ -53,53 +60,45 @@ class ExternTables:
     direct_meter_targets: dict[str, list[str]] = field(default_factory=dict)
     # Direct counter/meter name -> table it is attached to.
     bindings: dict[str, str] = field(default_factory=dict)
-    # Field lists preserved by resubmit, recirculate and clone, by index; and the user
-    # metadata type whose `@field_list(i)` fields they hold.
+    # Field lists preserved by resubmit, recirculate and clone.  Their ids count from 1,
+    # as p4c's: BMv2 reads a resubmit or recirculate flag of 0 as "not called".
     field_lists: list[Json] = field(default_factory=list)
-    meta_type: t.StructLike | None = None
 
-    def field_list_index(self, index: int, enc: ExpressionEncoder) -> Json:
-        """The index of field list `index` (spec'd by `@field_list` on user metadata
-        fields, v1model.p4), creating its JSON the first time."""
-        if not any(fl["id"] == index for fl in self.field_lists):
-            # An index no field is listed in preserves nothing, as p4c's issue1043-bmv2.
-            elements = [node("field", [f.instance, f.field]) for f in self._listed(index, enc)]
-            self.field_lists.append(
-                {"id": index, "name": f"field_list{index}", "elements": elements}
-            )
-        return node("hexstr", hexstr(index, 8))
+    def bind_field_lists(self, meta_type: t.StructLike, layout: Layout) -> None:
+        """p4c's lists of the user metadata fields tagged `@field_list(i)` (v1model.p4):
+        one per index, named `field_list<i>`, in the order the indices first appear."""
+        for f, loc in _metadata_fields(meta_type, (), layout):
+            anno = ast.find_annotation(f.annotations, "field_list")
+            for index in dict.fromkeys(const_value(e) for e in anno.exprs) if anno else ():
+                elements = self._named_list(f"field_list{index}")["elements"]
+                elements.append(node("field", [loc.instance, loc.field]))
+
+    def _named_list(self, name: str) -> Json:
+        for fl in self.field_lists:
+            if fl["name"] == name:
+                return fl
+        fl = {"id": len(self.field_lists) + 1, "name": name, "elements": []}
+        self.field_lists.append(fl)
+        return fl
+
+    def field_list_index(self, index: int) -> Json:
+        """The id of the list of `@field_list(index)`, a 32-bit constant as p4c's; an
+        index no field is tagged with preserves nothing, as p4c's issue1043-bmv2."""
+        return node("hexstr", hexstr(self._named_list(f"field_list{index}")["id"], 32))
 
     def data_field_list(self, data: ast.Expression, enc: ExpressionEncoder) -> Json:
         """The id of a field list holding the fields `data` names, for v1model's older
         `resubmit(data)`, `recirculate(data)` and `clone3(type, session, data)`: a
         field, a struct or header (all its fields), or a list of these; `{}` preserves
-        nothing. Its id follows the 8-bit `@field_list` indices."""
+        nothing.  A list of the same fields is shared."""
         elements = _data_fields(data, enc)
         for fl in self.field_lists:
-            if fl["elements"] == elements and fl["id"] > 255:
-                return node("hexstr", hexstr(fl["id"], 16))
-        ident = max([255, *(fl["id"] for fl in self.field_lists)]) + 1
-        self.field_lists.append({"id": ident, "name": f"field_list{ident}", "elements": elements})
-        return node("hexstr", hexstr(ident, 16))
-
-    def _listed(self, index: int, enc: ExpressionEncoder) -> list[FieldRef]:
-        result: list[FieldRef] = []
-
-        def walk(ty: t.StructLike, path: tuple[str, ...]) -> None:
-            for f in ty.decl.fields if ty.decl is not None else []:
-                ft = ty.field_type(f.name)
-                if isinstance(ft, t.StructLike) and ft.kind == "struct":
-                    walk(ft, (*path, f.name))
-                    continue
-                anno = ast.find_annotation(f.annotations, "field_list")
-                wanted = [const_value(e) for e in anno.exprs] if anno else []
-                loc = enc.layout.locations.get(("M", (*path, f.name)))
-                if index in wanted and isinstance(loc, FieldRef):
-                    result.append(loc)
-
-        if self.meta_type is not None:
-            walk(self.meta_type, ())
-        return result
+            if fl["elements"] == elements:
+                return node("hexstr", hexstr(fl["id"], 32))
+        # Not `field_list<i>`: those names are the `@field_list` indices'.
+        fl = self._named_list(f"fl_{len(self.field_lists) + 1}")
+        fl["elements"] = elements
+        return node("hexstr", hexstr(fl["id"], 32))
 
     def instance(self, decl: ast.Instantiation) -> tuple[str, str] | None:
         """(JSON array kind, name) of an extern instance as the control being compiled
@@ -293,6 +292,21 @@ def field_list(
                 )
             value = {**value, "bitwidth": item.type.width}
         result.append(value)
+    return result
+
+
+def _metadata_fields(
+    ty: t.StructLike, path: tuple[str, ...], layout: Layout
+) -> list[tuple[ast.StructField, FieldRef]]:
+    """The fields of user metadata with their storage, nested structs' in place, in
+    declaration order (p4c's, once it has flattened them)."""
+    result: list[tuple[ast.StructField, FieldRef]] = []
+    for f in ty.decl.fields if ty.decl is not None else []:
+        ft = ty.field_type(f.name)
+        if isinstance(ft, t.StructLike) and ft.kind == "struct":
+            result += _metadata_fields(ft, (*path, f.name), layout)
+        elif isinstance(loc := layout.locations.get(("M", (*path, f.name))), FieldRef):
+            result.append((f, loc))
     return result
 
 
@@ -504,19 +518,19 @@ def _function(
         op_name = "clone_ingress_pkt_to_egress" if kind == "I2E" else "clone_egress_pkt_to_egress"
         return [primitive(op_name, [enc.data(args[1]), node("hexstr", "0x0")])]
     if name in ("resubmit", "recirculate"):
-        preserved = name + "_preserving_field_list"
-        return [primitive(preserved, [tables.data_field_list(args[0], enc)])]
+        return [primitive(name, [tables.data_field_list(args[0], enc)])]
     if name == "clone3":
         kind = _enum_member(call.args[0])
         op_name = "clone_ingress_pkt_to_egress" if kind == "I2E" else "clone_egress_pkt_to_egress"
         return [primitive(op_name, [enc.data(args[1]), tables.data_field_list(args[2], enc)])]
     if name in ("resubmit_preserving_field_list", "recirculate_preserving_field_list"):
-        index = tables.field_list_index(_int_arg(call.args[0], "a field list index"), enc)
-        return [primitive(name, [index])]
+        # BMv2 (1.15) knows these as resubmit and recirculate, as p4c 1.2.4 emits them.
+        index = tables.field_list_index(_int_arg(call.args[0], "a field list index"))
+        return [primitive(name.removesuffix("_preserving_field_list"), [index])]
     if name == "clone_preserving_field_list":
         kind = _enum_member(call.args[0])
         op_name = "clone_ingress_pkt_to_egress" if kind == "I2E" else "clone_egress_pkt_to_egress"
-        index = tables.field_list_index(_int_arg(call.args[2], "a field list index"), enc)
+        index = tables.field_list_index(_int_arg(call.args[2], "a field list index"))
         return [primitive(op_name, [enc.data(args[1]), index])]
     if name == "truncate":
         return [primitive("truncate", [enc.data(args[0])])]

@@ -223,6 +223,7 @@ impl Loader {
                     field_list: self.field_list_arg(c.data(1)?, what)?,
                 }
             }
+            // p4c's names (BMv2's), and the ones our compiler wrote before.
             "resubmit" | "resubmit_preserving_field_list" => {
                 c.arity(1)?;
                 Primitive::Resubmit(self.field_list_arg(c.data(0)?, what)?)
