@@ -116,18 +116,18 @@ class AredTables:
         red = RedTables.from_params(params.red)
         linear = [
             RampEntry(e.low, e.high, e.value, 0)
-            for e in ramp_bins(red.min_th, red.max_th, 0.0, 1.0)
+            for e in ramp_bins(red.min_th_q16, red.max_th_q16, 0.0, 1.0)
         ]
         gentle = [
             RampEntry(e.low, e.high, PROB_ONE, e.value)
-            for e in ramp_bins(red.max_th, red.ramp_end, 0.0, 1.0)
+            for e in ramp_bins(red.max_th_q16, red.ramp_end_q16, 0.0, 1.0)
         ]
-        span = red.max_th - red.min_th
+        span = red.max_th_q16 - red.min_th_q16
         return cls(
             red=red,
             ramp=(*linear, *gentle),
-            band_low=red.min_th + round(params.target_low * span),
-            band_high=red.min_th + round(params.target_high * span),
+            band_low=red.min_th_q16 + round(params.target_low * span),
+            band_high=red.min_th_q16 + round(params.target_high * span),
             interval_us=max(1, round(params.interval_s * 1e6)),
             max_p_init=probability(params.red.max_p),
             max_p_top=probability(params.max_p_top),

@@ -217,18 +217,18 @@ class FredQueue(RedQueue):
         occupancy_i = self.flow_occupancy.get(slot, 0)
         flow_q = occupancy_i << AVG_FRAC_BITS
         avgcq = self.avgcq()
-        max_q = DROP_TAIL_MAX_Q if self.avg >= red.max_th else fred.max_q
+        max_q = DROP_TAIL_MAX_Q if self.avg >= red.max_th_q16 else fred.max_q
         if (
             occupancy_i >= max_q
-            or (self.avg >= red.max_th and flow_q > 2 * avgcq)
+            or (self.avg >= red.max_th_q16 and flow_q > 2 * avgcq)
             or (flow_q >= avgcq and self.strikes.get(slot, 0) > 1)
         ):
             self.strikes[slot] = self.strikes.get(slot, 0) + 1
             return Decision.DROP_FLOW
-        if self.avg < red.min_th:
+        if self.avg < red.min_th_q16:
             self.count = -1
             return Decision.ENQUEUE
-        if self.avg >= red.max_th:
+        if self.avg >= red.max_th_q16:
             self.count = -1
             return Decision.DROP_FORCED
         self.count += 1

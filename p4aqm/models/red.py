@@ -113,12 +113,14 @@ class RangeEntry:
 
 @dataclass(frozen=True)
 class RedTables:
-    """What the controller installs: integers only, as the data plane sees them."""
+    """What the controller installs: integers only, as the data plane sees them. The
+    thresholds' `_q16` says their unit: 2^-16 packets (AVG_FRAC_BITS), where the config's
+    min_th and max_th are packets."""
 
     w_shift: int
-    min_th: int
-    max_th: int
-    ramp_end: int  # max_th, or 2 max_th with gentle
+    min_th_q16: int
+    max_th_q16: int
+    ramp_end_q16: int  # max_th, or 2 max_th with gentle
     limit_pkts: int
     ecn: bool
     p_b_table: tuple[RangeEntry, ...]
@@ -135,9 +137,9 @@ class RedTables:
             bins += ramp_bins(max_th, ramp_end, params.max_p, 1.0)
         return cls(
             w_shift=weight_shift(params.w_q),
-            min_th=min_th,
-            max_th=max_th,
-            ramp_end=ramp_end,
+            min_th_q16=min_th,
+            max_th_q16=max_th,
+            ramp_end_q16=ramp_end,
             limit_pkts=params.limit_pkts,
             ecn=params.ecn,
             p_b_table=tuple(bins),
@@ -227,10 +229,10 @@ class RedQueue:
 
     def decide(self, ect: bool, draw: Callable[[], int]) -> Decision:
         cfg = self.config
-        if self.avg < cfg.min_th:
+        if self.avg < cfg.min_th_q16:
             self.count = -1
             return Decision.ENQUEUE
-        if self.avg >= cfg.ramp_end:
+        if self.avg >= cfg.ramp_end_q16:
             self.count = -1
             return self._mark(ect, Decision.DROP_FORCED)
         self.count += 1

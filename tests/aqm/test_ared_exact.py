@@ -120,7 +120,7 @@ def test_program_matches_model(p4src_program: Callable[[str], CompiledProgram], 
         ), f"packet {index} at {now_us} us"
         assert state.idle_since_us == model.idle_since_us, f"packet {index}"
         seen[decision] += 1
-        on_gentle_ramp += config.red.max_th <= model.avg < config.red.ramp_end
+        on_gentle_ramp += config.red.max_th_q16 <= model.avg < config.red.ramp_end_q16
         if index:  # the first packet loads the initial max_p: not an adaptation
             increases += model.max_p > max_p_before
             decreases += model.max_p < max_p_before

@@ -114,6 +114,10 @@ def test_monitor_keeps_every_period_and_lines_up_with_ping(tmp_path: Path) -> No
         assert sampled.returncode == 0, sampled.stderr
         ping_log, _ = ping.communicate(timeout=DURATION_S + 30)
         source.wait(timeout=60)
+        # The sink only absorbs; waiting for its EOF would also wait for the close of a
+        # connection whose last segments RED may drop and TCP retransmit at backed-off
+        # timeouts (once seen to take over a minute in a full test run).
+        sink.terminate()
         sink.wait(timeout=60)
 
     frame = pd.read_parquet(out)
