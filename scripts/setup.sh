@@ -18,8 +18,9 @@ die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 # mininet: mnexec and its tools for p4aqm/topology/ (the venv gets the library from PyPI);
 # iperf3: bulk TCP flows and the dumbbell's throughput tests; irtt: RTT probes;
 # chromium: the test that opens `p4aqm report`'s HTML headless; slurm-wlm and munge:
-# the single-node cluster the Slurm backend's test starts.
-debian_packages=(cpp iproute2 procps ethtool netsniff-ng iputils-ping mininet iperf3 irtt chromium
+# the single-node cluster the Slurm backend's test starts; util-linux: setpriv, which
+# ties each switch's life to the process that started it.
+debian_packages=(util-linux cpp iproute2 procps ethtool netsniff-ng iputils-ping mininet iperf3 irtt chromium
                  slurm-wlm munge)
 missing=()
 for pkg in "${debian_packages[@]}"; do
