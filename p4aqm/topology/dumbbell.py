@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from mininet.net import Mininet
 from mininet.node import Host
-from pydantic import ConfigDict, TypeAdapter
+from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from p4aqm.controller.config import (
     ControllerConfig,
@@ -132,6 +132,13 @@ class DumbbellSpec:
                 raise ValueError(f"{direction}_depth_pkts: {depth} is not positive")
             if aqm is None:
                 continue
+            if not isinstance(aqm, BaseModel):
+                # A mapping is validated by spec_from_mapping; here only models arrive.
+                raise ValueError(
+                    f"{direction}_aqm: {aqm!r} is not a discipline's config: give one of"
+                    " p4aqm.controller's (RedConfig(...), ...), or build the spec with"
+                    " spec_from_mapping"
+                )
             if depth is not None and depth <= aqm.limit_pkts:
                 raise ValueError(
                     f"{direction}_depth_pkts: {depth} must exceed the AQM's limit_pkts"

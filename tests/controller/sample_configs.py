@@ -31,11 +31,21 @@ def red_config(tmp_path: Path, program: CompiledProgram, address: str) -> Path:
 def interrupted_when(
     config: Path, out: Path, sampling: Callable[[], bool], what: str
 ) -> subprocess.CompletedProcess:
-    """Sample every 3 ms into `out`; SIGINT once `sampling()` says the file shows samples,
-    so the signal comes while sampling, however long the controller takes to start."""
+    """`p4aqm controller --sample` every 3 ms into `out`, interrupted while it samples."""
     p4aqm = str(Path(sys.executable).parent / "p4aqm")
+    command = [p4aqm, "controller", str(config), "--sample", str(out), "--period-ms", "3"]
+    return command_interrupted_when(command, out, sampling, what)
+
+
+def command_interrupted_when(
+    command: list[str], out: Path, sampling: Callable[[], bool], what: str
+) -> subprocess.CompletedProcess:
+    """Run `command`, which records into `out`; SIGINT once `sampling()` says the file
+    shows samples, so the signal comes while it records, however long it takes to start.
+    A command that does not stop within 60 s is asked for its threads' stacks (SIGUSR1,
+    which it must register with faulthandler) and fails the test with them."""
     process = subprocess.Popen(
-        [p4aqm, "controller", str(config), "--sample", str(out), "--period-ms", "3"],
+        command,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -45,16 +55,15 @@ def interrupted_when(
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()
             _, stderr = process.communicate()
-            pytest.fail(f"no {what} from the controller: {stderr}")
+            pytest.fail(f"no {what} from {command[:2]}: {stderr}")
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
     try:
         stdout, stderr = process.communicate(timeout=60)
     except subprocess.TimeoutExpired:
-        # Where it hangs: the controller dumps every thread's stack on SIGUSR1.
         process.send_signal(signal.SIGUSR1)
         time.sleep(2)
         process.kill()
         _, stderr = process.communicate()
-        pytest.fail(f"the controller did not stop within 60 s of SIGINT; its threads:\n{stderr}")
+        pytest.fail(f"{command[:2]} did not stop within 60 s of SIGINT; its threads:\n{stderr}")
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)

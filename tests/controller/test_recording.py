@@ -2,8 +2,6 @@
 an experiment point uses it: one session for the run, the records in memory and in a
 Parquet file that is complete whatever ended the run, Ctrl-C included."""
 
-import signal
-import subprocess
 import sys
 import textwrap
 import time
@@ -11,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from sample_configs import red_config
+from sample_configs import command_interrupted_when, red_config
 from switch_process import SwitchProcess  # on sys.path from conftest.py
 
 from p4aqm.controller import Router, load_config
@@ -95,29 +93,11 @@ def test_the_file_is_complete_after_ctrl_c(
 ) -> None:
     config = red_config(tmp_path, red_program, switch_process.address)
     out = tmp_path / "monitor.parquet"
-    process = subprocess.Popen(
-        [sys.executable, "-c", RECORD_UNTIL_INTERRUPTED, str(config), str(out)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    command = [sys.executable, "-c", RECORD_UNTIL_INTERRUPTED, str(config), str(out)]
     # The writer opens the file with its 4-byte magic and adds a row group every second.
-    deadline = time.monotonic() + 120  # only a hang takes this long
-    while not (out.exists() and out.stat().st_size > 4):
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            pytest.fail(f"no row group recorded: {process.communicate()[1]}")
-        time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
-    try:
-        stdout, stderr = process.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        process.send_signal(signal.SIGUSR1)
-        time.sleep(2)
-        process.kill()
-        pytest.fail(f"still running 60 s after Ctrl-C; its threads:\n{process.communicate()[1]}")
-    assert process.returncode == 0, stderr
+    result = command_interrupted_when(command, out, lambda: out.stat().st_size > 4, "a row group")
+    assert result.returncode == 0, result.stderr
     frame = pd.read_parquet(out)
-    assert f"rows {len(frame)}" in stdout
+    assert f"rows {len(frame)}" in result.stdout
     assert len(frame) > 0
     assert read_metadata(out)["run"] == "test"
