@@ -12,6 +12,9 @@ benchmarks build them with these functions.
     /p4aqm/registers/register[name=R][index=I]      a register cell (monitor only)
     /p4aqm/counters/counter[name=C][index=I]        a counter cell (monitor only)
     /p4aqm/monitor/{layout,records,state/overruns,state/missed}   the monitor stream
+                                                    (state/... also by Get)
+    /p4aqm/emulation/state/{departures,lateness-p50-ns,lateness-p99-ns,
+                            lateness-max-ns,lateness-buckets}      the emulation's fidelity
 
 Names follow v1model where it has one: a queue's occupancy is `qdepth` (as
 `enq_qdepth`), its capacity `depth` (as BMv2's set_queue_depth), the port is
@@ -48,6 +51,11 @@ class LeafName(StrEnum):
     TM_DROPS = "tm-drops"
     RX_DROPS = "rx-drops"
     TX_DROPS = "tx-drops"
+    DEPARTURES = "departures"
+    LATENESS_P50_NS = "lateness-p50-ns"
+    LATENESS_P99_NS = "lateness-p99-ns"
+    LATENESS_MAX_NS = "lateness-max-ns"
+    LATENESS_BUCKETS = "lateness-buckets"
 
 
 # The leaves of each container, as they appear in a path.
@@ -128,12 +136,34 @@ MONITOR_RECORDS = ("records",)
 MONITOR_OVERRUNS = ("state", "overruns")
 MONITOR_MISSED = ("state", "missed")
 
+# The emulation's fidelity, switch-wide (Get only): packets handed to their ports and how
+# late (ns past their scheduled departure or landing); the buckets leaf is JSON, the
+# [bound_ns, packets] of each non-empty bucket, so two reads subtract into a window's.
+EMULATION = "emulation"
+EMULATION_STATE = "state"
+EMULATION_LEAVES = (
+    LeafName.DEPARTURES,
+    LeafName.LATENESS_P50_NS,
+    LeafName.LATENESS_P99_NS,
+    LeafName.LATENESS_MAX_NS,
+    LeafName.LATENESS_BUCKETS,
+)
+
+
+def emulation_state_path() -> str:
+    return f"/{ROOT}/{EMULATION}/{EMULATION_STATE}"
+
+
+def monitor_state_path() -> str:
+    """The monitor's totals (overruns, missed) since it last started."""
+    return f"/{ROOT}/{MONITOR}/{MONITOR_OVERRUNS[0]}"
+
 
 class Column(StrEnum):
     """The columns of a monitor file (one row per period and AQM port), whichever
     sampler wrote it: the switch's monitor stream or P4Runtime reads (BMv2)."""
 
-    REALTIME_NS = "realtime_ns"  # CLOCK_REALTIME when the sample was taken
+    REALTIME_NS = "realtime_ns"  # CLOCK_REALTIME of the sample's instant
     TIME_US = "time_us"  # the switch's clock, that of the P4 timestamps
     ELAPSED_US = "elapsed_us"  # since the sampler's first sample
     PERIOD_INDEX = "period_index"  # sampling periods since the sampler started

@@ -3,7 +3,8 @@
 //! `p4aqm.switch._dataplane.Dataplane`.
 //!
 //! Layout: `error.rs` the API's errors; `sync.rs` how locks are taken;
-//! `clock.rs` the switch's time (real or virtual); `program/` loads and
+//! `clock.rs` the switch's time (real or virtual); `lateness.rs` the
+//! histogram of how late packets reach their ports; `program/` loads and
 //! resolves the JSON; `packet/` holds the PHV and deparser; `pipeline/` runs
 //! the parser, expressions, actions, tables and control flow, meters and
 //! checksums included; `tm/` the traffic manager between ingress and
@@ -15,12 +16,13 @@
 //! `python.rs` the PyO3 class.
 //!
 //! Each module imports only from the layers below it (tests/layers.rs):
-//! error, sync, clock; program; packet; pipeline; tm, links, ports, cpu,
+//! error, sync, clock, lateness; program; packet; pipeline; tm, links, ports, cpu,
 //! pre; monitor; switch; python.
 
 pub mod clock;
 pub mod cpu;
 pub mod error;
+pub mod lateness;
 pub mod links;
 pub mod monitor;
 pub mod packet;

@@ -396,6 +396,22 @@ impl Dataplane {
         self.sw.now_us()
     }
 
+    /// How late packets reached their ports since start, against their
+    /// scheduled departure or landing: {"departures", "p50_ns", "p99_ns",
+    /// "max_ns", "buckets"}, the buckets as (bound_ns, packets) for each
+    /// bucket holding any (a bucket holds lateness up to its bound, within
+    /// 1.6 %), so two snapshots subtract into a window's.
+    fn lateness<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.sw.lateness();
+        let d = PyDict::new(py);
+        d.set_item("departures", s.departures)?;
+        d.set_item("p50_ns", s.quantile_ns(0.5))?;
+        d.set_item("p99_ns", s.quantile_ns(0.99))?;
+        d.set_item("max_ns", s.max_ns)?;
+        d.set_item("buckets", s.nonzero_buckets())?;
+        Ok(d)
+    }
+
     fn advance_time(&self, py: Python<'_>, us: u64) -> PyResult<()> {
         py.allow_threads(|| self.sw.advance_time(us))
             .map_err(Into::into)
@@ -682,6 +698,14 @@ impl Dataplane {
         let got = py.allow_threads(|| self.sw.packet_ins.take(t));
         let items: Vec<_> = got.iter().map(|d| PyBytes::new(py, d)).collect();
         PyList::new(py, items)
+    }
+
+    /// Makes the packet_in and digests calls waiting now return at once
+    /// (with what they have), so that their pollers stop without waiting
+    /// out their timeouts.
+    fn interrupt_waits(&self) {
+        self.sw.packet_ins.interrupt();
+        self.sw.digests.interrupt();
     }
 
     /// Digests as (learn list name, field values), waiting up to timeout_s

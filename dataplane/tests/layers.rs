@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 /// Top-level modules, lowest layer first. A module may use any module of a
 /// lower layer, none of its own layer or above.
 const LAYERS: &[&[&str]] = &[
-    &["error", "sync", "clock"],
+    &["error", "sync", "clock", "lateness"],
     &["program"],
     &["packet"],
     &["pipeline"],

@@ -19,6 +19,7 @@ from p4aqm.controller.disciplines import (
     FredConfig,
     RedConfig,
 )
+from p4aqm.controller.emulation import EmulationFidelity
 from p4aqm.controller.recording import MonitorRecording
 from p4aqm.controller.router import Changes, PortState, Router
 
@@ -29,6 +30,7 @@ __all__ = [
     "Changes",
     "ControllerConfig",
     "DropTailConfig",
+    "EmulationFidelity",
     "FredConfig",
     "LinkConfig",
     "MonitorRecording",

@@ -3,6 +3,7 @@
     with Router(config.switch, config.pipeline) as router:
         print(router.apply(config))               # what changed
         print(router.port_state(100).qdepth_pkts)
+        print(router.emulation().lateness_p99_ns)   # how late packets left, in ns
         with router.monitor(period_s=0.003) as rec:     # the ports with an AQM
             ...
         frame = rec.dataframe()
@@ -27,6 +28,7 @@ import finsy as fy
 from finsy import GNMIClient, GNMIPath
 
 from p4aqm.controller.config import ControllerConfig, PipelineFiles, SwitchTarget
+from p4aqm.controller.emulation import EmulationFidelity
 from p4aqm.controller.pipeline import (
     SwitchUnreachable,
     check_against_p4info,
@@ -38,7 +40,15 @@ from p4aqm.controller.port_control import PortService, apply_ports, needs_port_s
 from p4aqm.controller.recording import MonitorRecording
 from p4aqm.controller.sampler import Probe
 from p4aqm.controller.sync import sync_tables
-from p4aqm.schema import Group, LeafName, container_path, field_name, leaf_path
+from p4aqm.schema import (
+    Group,
+    LeafName,
+    container_path,
+    emulation_state_path,
+    field_name,
+    leaf_path,
+    monitor_state_path,
+)
 
 T = TypeVar("T")
 
@@ -208,15 +218,33 @@ class Router:
         """The port's counters and its queue 0's occupancy, over the kept gNMI client."""
         return self._run(self._port_state(port))
 
-    async def _port_state(self, port: int) -> PortState:
+    async def _gnmi_client(self) -> GNMIClient:
         if self._gnmi is None:
             self._gnmi = GNMIClient(self.switch.grpc_addr)
             await self._gnmi.open()
-        counters = await self._gnmi.get(GNMIPath(container_path(Group.PORT_COUNTERS, port)))
+        return self._gnmi
+
+    async def _port_state(self, port: int) -> PortState:
+        gnmi = await self._gnmi_client()
+        counters = await gnmi.get(GNMIPath(container_path(Group.PORT_COUNTERS, port)))
         depth_path = leaf_path(Group.QUEUE_STATE, port, LeafName.QDEPTH_PKTS, queue=0)
-        depth = await self._gnmi.get(GNMIPath(depth_path))
+        depth = await gnmi.get(GNMIPath(depth_path))
         values = {field_name(str(u.path).rsplit("/", 1)[-1]): int(u.value) for u in counters}
         return PortState(port, int(depth[0].value) if depth else 0, values)
+
+    def emulation(self) -> EmulationFidelity:
+        """How late the switch handed packets to their ports since it started, and its
+        queue monitor's totals, over the kept gNMI client (our switch only: BMv2 has no
+        such state). Two reads give a window's figures: `later.since(earlier)`."""
+        return self._run(self._emulation())
+
+    async def _emulation(self) -> EmulationFidelity:
+        gnmi = await self._gnmi_client()
+        paths = [GNMIPath(emulation_state_path()), GNMIPath(monitor_state_path())]
+        updates = await gnmi.get(*paths)
+        return EmulationFidelity.of_leaves(
+            {str(u.path).rsplit("/", 1)[-1]: u.value for u in updates}
+        )
 
     def monitor(
         self,

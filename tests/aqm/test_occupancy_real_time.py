@@ -1,11 +1,12 @@
 """The programs' occupancy counts stay exact under real traffic, in real time, on veths.
 
 A million packets or more, in bursts, go through red.p4, cbt.p4 and fred.p4 on our switch
-with the output queue drained at a fixed rate, so ingress (the packet thread) and egress
-(mostly the scheduler thread) run at the same time and touch the same counts. The counts
-are right only because each one changes inside a single action, which the switch runs
-with the action's register arrays locked, as BMv2 does (include/occupancy.p4): with
-Dataplane(atomic_actions=False) concurrent updates are lost and the counts drift.
+with the output queue drained at a fixed rate; ingress and egress both touch the counts
+(both on the switch's event loop for interface ports), while the test reads them at one
+instant with the traffic manager's depth. Each count changes inside a single action,
+which the switch runs with the action's register arrays locked, as BMv2 does
+(include/occupancy.p4); tests/dataplane/test_action_atomicity.py shows the updates lost
+without that lock, with ingress on inject's thread and egress on the event loop.
 
 Checked:
   - while the packets flow, the occupancy the program counts for the port never differs
@@ -42,7 +43,7 @@ BURST = 400
 DRAIN_PPS = 60_000
 IN_FLIGHT = 2
 DSCP_EF = 46
-# False shows what the guarantee buys: the counts drift and this test fails.
+# Action-level register locking (Dataplane(atomic_actions=...)).
 ATOMIC_ACTIONS = True
 
 # Runs in the network's namespace: the switch on s1 (in) and s2 (out); the AQM entries

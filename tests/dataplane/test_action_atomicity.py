@@ -3,7 +3,7 @@
 While an action runs, every register array it references is locked (as
 BMv2's RegisterSync does), so a read-modify-write inside one action is
 atomic against the other pipeline thread: in real time ingress runs on the
-caller's thread (inject) and egress, when the scheduler thread takes the
+caller's thread (inject) and egress, when the event loop takes the
 departure, on that thread. The program below counts packets between
 ingress and egress in `occupancy`: ingress adds one (read, spin, write, in
 one action: the spin widens the window a lost update needs), egress takes
@@ -190,7 +190,7 @@ def reg(d: Dataplane, name: str) -> int:
 
 def test_read_modify_write_in_one_action_is_atomic_across_threads() -> None:
     # Some 60-100 us of ingress per packet and a departure every 200 us: the
-    # scheduler thread often takes a departure while inject is in ingress.
+    # event loop often takes a departure while inject is in ingress.
     d = switch(3000)
     d.set_queue(2, rate_pps=RATE_PPS, depth_pkts=1_000_000)
     d.start()

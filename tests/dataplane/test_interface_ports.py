@@ -138,7 +138,7 @@ def test_packets_keep_their_order_over_many_turns_of_the_ring(through_switch: di
     assert through_switch["bursts"] == [[f.hex() for f in b] for b in BURSTS]
 
 
-# The switch's sockets exist from add_interface; with no packet thread yet, the receive
+# The switch's sockets exist from add_interface; with no event loop yet, the receive
 # ring fills and the kernel drops the rest, which port_stats must show as rx_drops.
 RING_OVERFLOW = r"""
 import json, socket, sys, time

@@ -1,5 +1,5 @@
 """The dataplane forwards between real interfaces (veths in a private
-network namespace), through AF_PACKET ports and the packet thread."""
+network namespace), through AF_PACKET ports and the event loop."""
 
 import json
 import os

@@ -235,7 +235,7 @@ def test_reload_clears_state(dp: Dataplane, l3_json: bytes) -> None:
 
 
 def test_start_stop_without_interfaces(dp: Dataplane) -> None:
-    # Without interfaces, start() runs only the scheduler thread: it sends what a
+    # Without interfaces, start() runs the event loop for timed events: it sends what a
     # queue held back, which inject() alone leaves queued. Both calls are idempotent.
     route(dp, "10.0.2.0", 24, 2)
     dp.set_queue(2, rate_pps=100)  # one packet per 10 ms

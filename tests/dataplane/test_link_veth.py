@@ -2,7 +2,7 @@
 through the switch (l3_forward) in a third; a 40 ms one-way delay on the
 switch's port 1 makes the round trip 80 ms (the request crosses port 1's
 link inwards, the reply outwards). A line rate on port
-2 spaces a burst on the wire, through the scheduler thread."""
+2 spaces a burst on the wire, through the event loop."""
 
 import contextlib
 import json

@@ -63,7 +63,7 @@ def test_delay_in_real_time(queue_probe_json: bytes) -> None:
         d.stop()
     assert len(out) == 1
     # The packet left 20 ms after it arrived, in the switch's clock: a bound that holds
-    # however long inject() took or the scheduler thread was late.
+    # however long inject() took or the event loop was late.
     assert t0 + 20_000 <= out[0][2] / 1000 <= t1 + 20_001
 
 

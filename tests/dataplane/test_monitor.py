@@ -452,11 +452,13 @@ def test_real_time_samples_account_for_every_grid_point(program_json: bytes) -> 
     assert all(a < b for a, b in zip(periods, periods[1:], strict=False))
     assert stats["overruns"] == 0
     assert stats["records"] == len(records)
-    assert stats["records"] + stats["missed"] == periods[-1] + 1
-    # Each record was taken within its grid point's period: time_us - k * period stays
-    # inside one period-wide window (t0's).
-    offsets = [r["time_us"] - r["period"] * 1000 for r in records]
-    assert max(offsets) - min(offsets) <= 1000
+    # The event loop and inject record every grid point passed before they change the
+    # queues: none is missed, and each record is stamped with its own instant, t0 + k *
+    # period, however late it was taken.
+    assert stats["missed"] == 0
+    assert stats["records"] == periods[-1] + 1
+    offsets = {r["time_us"] - r["period"] * 1000 for r in records}
+    assert len(offsets) == 1, offsets
     for i, p in enumerate((1, 2)):
         depth = records[0][f"q{i}.qdepth_pkts"]
         for r in records[1:]:

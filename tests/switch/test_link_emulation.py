@@ -1,6 +1,8 @@
 """Link emulation on real veths: the switch's delay line sets the RTT between two hosts."""
 
+import json
 import statistics
+import sys
 from pathlib import Path
 
 import yaml
@@ -13,9 +15,20 @@ ONE_WAY_DELAY_US = 40_000
 # What a loaded machine may add to a round trip: far less than another pass through
 # the 40 ms delay line, or a wait for a switch thread's 100 ms idle sleep.
 SLACK_MS = 40.0
+# Run in the switch's namespace: the Router's fidelity figures and the packets sent.
+READ_FIDELITY = """
+import dataclasses, json, sys
+from pathlib import Path
+from p4aqm.controller import Router, load_config
+with Router.of(load_config(Path(sys.argv[1]))) as router:
+    fidelity = dataclasses.asdict(router.emulation())
+    sent = sum(router.port_state(port).counters["tx_packets"] for port in (1, 2))
+print(json.dumps({"fidelity": fidelity, "sent": sent}))
+"""
 
 
-def install(net: TestNetwork, program: CompiledProgram, tmp: Path, ports: dict) -> None:
+def install(net: TestNetwork, program: CompiledProgram, tmp: Path, ports: dict) -> Path:
+    """The config installed, by `p4aqm controller`; its path."""
     config = yaml.safe_load(EXAMPLE_CONFIG.read_text())
     config["switch"]["grpc_addr"] = net.start_switch()
     config["pipeline"] = {"p4info": str(program.p4info_path), "bmv2_json": str(program.json_path)}
@@ -24,6 +37,7 @@ def install(net: TestNetwork, program: CompiledProgram, tmp: Path, ports: dict) 
     path.write_text(yaml.safe_dump(config))
     result = net.run([P4AQM, "controller", str(path)])
     assert result.returncode == 0, result.stderr
+    return path
 
 
 def test_40ms_each_way_gives_80ms_rtt(l3_program: CompiledProgram, tmp_path: Path) -> None:
@@ -41,3 +55,18 @@ def test_without_delay_rtt_is_small(l3_program: CompiledProgram, tmp_path: Path)
         install(net, l3_program, tmp_path, {})
         rtts = ping_rtts_ms(net, count=5)
     assert statistics.median(rtts) < SLACK_MS, rtts
+
+
+def test_emulation_counts_every_packet_sent(l3_program: CompiledProgram, tmp_path: Path) -> None:
+    with TestNetwork(ports=2, hosts=True) as net:
+        path = install(net, l3_program, tmp_path, {1: {"link": {"delay_us": 5000}}})
+        ping_rtts_ms(net, count=10)
+        result = net.run([sys.executable, "-c", READ_FIDELITY, str(path)])
+    assert result.returncode == 0, result.stderr
+    read = json.loads(result.stdout)
+    fidelity = read["fidelity"]
+    # Every packet the switch sent was handed to its port at a measured time; no monitor ran.
+    assert fidelity["departures"] == read["sent"] >= 20
+    percentiles = [fidelity[f"lateness_{p}_ns"] for p in ("p50", "p99", "max")]
+    assert 0 <= percentiles[0] <= percentiles[1] <= percentiles[2] < 10**10, percentiles
+    assert (fidelity["monitor_overruns"], fidelity["monitor_missed"]) == (0, 0)

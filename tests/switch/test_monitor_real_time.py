@@ -13,7 +13,7 @@ Checked:
     the same CLOCK_REALTIME): each echo request, sent one round trip before its reply
     was stamped, falls within 1 ms of the period whose record counts its arrival at
     port 3's queue (pings before the sampling began or after it ended are left out).
-    On a loaded 2-core machine the switch's packet thread may take a request from its
+    On a loaded 2-core machine the switch's event loop may take a request from its
     receive ring a little later than it was sent, so 1 % of the pings may miss the
     1 ms window; none may be off by more than 10 ms, which a wrong clock would be.
 """

@@ -145,6 +145,33 @@ def test_counters(timed_dataplane: Any) -> None:
     assert [u.value for u in queues] == [0]
 
 
+def test_emulation_state(timed_dataplane: Any) -> None:
+    timed_dataplane.set_link(2, delay_us=1000)
+    for _ in range(3):
+        timed_dataplane.inject(1, bytes(14) + b"payload")
+    timed_dataplane.advance_time(2000)
+
+    async def session(client: GNMIClient) -> Any:
+        state = await client.get(GNMIPath("/p4aqm/emulation/state"))
+        one = await client.get(GNMIPath("/p4aqm/emulation/state/departures"))
+        monitor = await client.get(GNMIPath("/p4aqm/monitor/state"))
+        missing = await _error(client, lambda: client.get(GNMIPath("/p4aqm/emulation/x")))
+        return state, one, monitor, missing
+
+    state, one, monitor, missing = _run(timed_dataplane, session)
+    # In virtual time every landing runs at its instant: none is late.
+    assert {u.path.last: u.value for u in state} == {
+        "departures": 3,
+        "lateness-p50-ns": 0,
+        "lateness-p99-ns": 0,
+        "lateness-max-ns": 0,
+        "lateness-buckets": b"[[0, 3]]",
+    }
+    assert [u.value for u in one] == [3]
+    assert {u.path.last: u.value for u in monitor} == {"overruns": 0, "missed": 0}
+    assert missing[0] == "NOT_FOUND"
+
+
 async def _error(client: GNMIClient, call: Callable[[], Awaitable[Any]]) -> tuple[str, str]:
     try:
         await call()

@@ -98,7 +98,7 @@ def test_layout_then_records_of_the_monitor(dataplane: Any) -> None:
         ]
     )
     # Periods from the start, each there or counted as missed (a late wake-up of this
-    # busy machine's scheduler thread), and a queue that holds the burst.
+    # busy machine's event loop), and a queue that holds the burst.
     missed = max(
         update.val.uint_val
         for response in responses[2:]

@@ -9,7 +9,7 @@
 //! `layout.rs` names the fields; `ring.rs` holds the records. The switch
 //! takes the samples (src/switch/monitor.rs): under the traffic manager's
 //! lock and the register arrays' locks, from `advance_time` in virtual time
-//! and from the scheduler thread in real time. The packet path only bumps
+//! and from the event loop in real time. The packet path only bumps
 //! the per-queue counts (src/tm/counts.rs).
 
 pub mod layout;

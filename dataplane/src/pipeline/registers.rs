@@ -1,7 +1,7 @@
 //! Register locking, as BMv2's RegisterSync: while an action runs, every
 //! register array it references is locked, so a read-modify-write inside
 //! one action is atomic against the other pipeline threads (ingress on the
-//! packet or caller thread, egress on the scheduler thread in real time).
+//! packet or caller thread, egress on the event loop in real time).
 
 use std::sync::MutexGuard;
 

@@ -1,6 +1,6 @@
 //! A raw AF_PACKET socket bound to one interface, promiscuous, with a
 //! memory-mapped receive ring (ring.rs) and batched sends (tx_batch.rs). The
-//! switch's packet thread drains the ring; any thread may send.
+//! switch's event loop drains the ring; any thread may send.
 
 use std::ffi::CString;
 use std::io;
@@ -15,7 +15,7 @@ use crate::sync::lock;
 /// `PACKET_IGNORE_OUTGOING` (Linux 4.20+); not in every libc version.
 const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
 /// Receive ring per port: 8,192 frames. At 175 kpps that is 47 ms of
-/// arrivals while the packet thread cannot run; on a busy VM such gaps
+/// arrivals while the event loop cannot run; on a busy VM such gaps
 /// happen, and a 2,048-frame ring lost packets at half the switch's rate.
 const RX_RING_BYTES: usize = 16 << 20;
 const SNDBUF_BYTES: libc::c_int = 4 << 20;

@@ -60,7 +60,7 @@ impl Switch {
     pub(super) fn run_due(&self, l: &Loaded, ctx: &mut Ctx) {
         loop {
             // One thread at a time takes and finishes a departure, so the
-            // packet, scheduler and caller threads keep each queue's order.
+            // event loop and caller threads keep each queue's order.
             let _turn = lock(&self.egress_turn);
             let now = self.clock.now_ns();
             let next = lock(&self.tm).pop_due(now);
@@ -225,8 +225,10 @@ impl Switch {
         self.deliver(port, data, depart_ns.min(now_ns), trace)
     }
 
-    /// Hands a packet to its port (or the controller); true if it left.
-    pub(super) fn deliver(&self, port: u32, data: &[u8], now_ns: u64, trace: bool) -> bool {
+    /// Hands a packet scheduled for `scheduled_ns` to its port (or the
+    /// controller), counting how late the clock says it is; true if it left.
+    pub(super) fn deliver(&self, port: u32, data: &[u8], scheduled_ns: u64, trace: bool) -> bool {
+        self.lateness.record(scheduled_ns, self.clock.now_ns());
         if Some(port) == self.cpu_port {
             let kept = self.packet_ins.push(data.to_vec());
             if trace {
@@ -242,7 +244,7 @@ impl Switch {
         let ports = read_lock(&self.ports);
         match ports.by_number.get(&port) {
             Some(Port::Memory) => {
-                let sent = self.memory.push(port, data, now_ns);
+                let sent = self.memory.push(port, data, scheduled_ns);
                 if trace {
                     if sent {
                         eprintln!("[dp]   sent {} bytes on port {port}", data.len());

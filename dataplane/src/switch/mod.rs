@@ -4,9 +4,10 @@
 //! packet entry points; `ingress.rs` and `egress.rs` the two halves;
 //! `queues.rs` time, queue and link settings; `snapshot.rs` a queue's
 //! depth and register cells read at one instant; `monitor.rs` the queue
-//! monitor's API and samples; `threads.rs` the packet
-//! thread for interface ports and, in real time, the scheduler thread that
-//! runs egress at each departure. The control plane's API:
+//! monitor's API and samples; `threads.rs` the event loop that
+//! takes packets from interface ports and, in real time, runs egress at each
+//! departure; `readiness.rs` what it sleeps on; `waker.rs` how other
+//! threads wake it. The control plane's API:
 //! `control_plane.rs` tables and value sets, `externs.rs` registers,
 //! counters and meters, `replication.rs` multicast groups and clone
 //! sessions.
@@ -18,17 +19,20 @@ mod externs;
 mod ingress;
 mod monitor;
 mod queues;
+mod readiness;
 mod replication;
 mod snapshot;
 mod threads;
+mod waker;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 
 use crate::clock::Clock;
 use crate::cpu::Mailbox;
 use crate::error::{ApiError, ApiResult};
+use crate::lateness::{LatenessHistogram, LatenessSnapshot};
 use crate::links::Links;
 use crate::monitor::Monitor;
 use crate::packet::Phv;
@@ -42,6 +46,7 @@ use crate::tm::{Rate, TrafficManager};
 pub use control_plane::ApiKey;
 pub use monitor::MonitorRequest;
 pub use snapshot::QueueSnapshot;
+use waker::Waker;
 
 /// A program with its run-time state.
 pub struct Loaded {
@@ -121,11 +126,11 @@ pub struct Switch {
     /// after its control, egress only around pop and recycle) and no
     /// primitive takes it.
     tm: Mutex<TrafficManager>,
-    /// Wakes the scheduler thread when a packet is queued.
-    tm_wake: Condvar,
-    /// When the sleeping scheduler thread will wake by itself (ns); 0 while
-    /// it is awake. Written under `tm`.
-    scheduler_wakes_ns: AtomicU64,
+    /// Wakes the event loop for an event earlier than it sleeps until.
+    waker: Waker,
+    /// When the sleeping event loop will wake by itself (ns); 0 while it is
+    /// awake. Written under `tm`.
+    loop_wakes_ns: AtomicU64,
     /// Held from taking a departure to its transmission; taken before `tm`.
     egress_turn: Mutex<()>,
     pub(crate) pre: RwLock<Pre>,
@@ -142,6 +147,8 @@ pub struct Switch {
     /// The queue monitor (src/monitor/): its sampler lock comes after
     /// `state` and `inject_ctx`, before `tm`; its ring's lock is a leaf.
     monitor: Monitor,
+    /// How late each packet reached its port: the emulation's fidelity.
+    lateness: LatenessHistogram,
 }
 
 /// Big-endian bytes of a `width`-bit value, in the fewest whole bytes.
@@ -172,8 +179,8 @@ impl Switch {
             running: AtomicBool::new(false),
             threads: Mutex::new(Vec::new()),
             tm: Mutex::new(TrafficManager::new(o.priority_queues)),
-            tm_wake: Condvar::new(),
-            scheduler_wakes_ns: AtomicU64::new(0),
+            waker: Waker::new().expect("an eventfd for the switch's event loop"),
+            loop_wakes_ns: AtomicU64::new(0),
             egress_turn: Mutex::new(()),
             pre: RwLock::new(Pre::default()),
             links: Mutex::new(Links::default()),
@@ -183,6 +190,7 @@ impl Switch {
             packet_ins: Mailbox::default(),
             digests: Mailbox::default(),
             monitor: Monitor::default(),
+            lateness: LatenessHistogram::default(),
         }
     }
 
@@ -256,6 +264,12 @@ impl Switch {
         self.clock.now_us()
     }
 
+    /// How late packets reached their ports since the switch started,
+    /// against their scheduled departure or landing.
+    pub fn lateness(&self) -> LatenessSnapshot {
+        self.lateness.snapshot()
+    }
+
     pub fn cpu_port(&self) -> Option<u32> {
         self.cpu_port
     }
@@ -274,6 +288,11 @@ impl Switch {
             .as_ref()
             .ok_or_else(|| ApiError::Invalid("no pipeline loaded".into()))?;
         let mut ctx = lock(&self.inject_ctx);
+        if !self.clock.is_virtual() {
+            // The monitor's instants passed are recorded before this packet
+            // changes the queues.
+            self.monitor_catch_up(state.as_ref());
+        }
         self.receive(loaded, &mut ctx, port, data);
         self.run_due(loaded, &mut ctx);
         self.flush_ports();

@@ -3,8 +3,10 @@
 //! register arrays' locks in ascending order, as `queue_snapshot` does, so
 //! the depths, counts and cells are of one instant. In virtual time
 //! `advance_time` takes each sample at its instant, after every event due
-//! at or before it; in real time the scheduler thread wakes for it as for a
-//! departure.
+//! at or before it. In real time the event loop takes it at its first
+//! wake-up after the instant, before it runs anything: nothing changed the
+//! queues or registers between, so the record is of the instant, and a
+//! sample costs no wake-up of its own on a busy link.
 
 use std::sync::atomic::Ordering;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -135,11 +137,12 @@ impl Switch {
         let t0 = self.clock.now_ns();
         let mut s = Sampler::new(targets, t0, period_us.saturating_mul(1000), counters_now);
         *lock(&self.monitor.ring) = Ring::new(layout.fields(), capacity);
-        self.take_sample(&mut s, state.as_ref());
+        self.take_sample(&mut s, state.as_ref(), t0);
         *slot = Some(s);
         drop(slot);
         drop(state);
-        self.wake_scheduler();
+        // The event loop may sleep past record 1's instant: it looks again.
+        self.waker.wake();
         Ok(layout.field_names())
     }
 
@@ -152,16 +155,10 @@ impl Switch {
         }
     }
 
-    /// The scheduler thread may sleep past the next sample instant: it
-    /// looks again. Under `tm`, so it cannot miss the notification between
-    /// computing its wait and sleeping.
-    fn wake_scheduler(&self) {
-        let _tm = lock(&self.tm);
-        self.tm_wake.notify_all();
-    }
-
-    /// Stops the monitor; its records stay until taken. Idempotent.
+    /// Stops the monitor, after the records of the instants passed; its
+    /// records stay until taken. Idempotent.
     pub fn monitor_stop(&self) {
+        self.monitor_catch_up(read_lock(&self.state).as_ref());
         let mut slot = lock(&self.monitor.sampler);
         self.monitor.next_ns.store(u64::MAX, Ordering::SeqCst);
         *slot = None;
@@ -196,16 +193,37 @@ impl Switch {
         Some(self.monitor.next_ns.load(Ordering::SeqCst)).filter(|&t| t != u64::MAX)
     }
 
-    /// Takes a sample if one is due at the clock's time (a cheap check when
-    /// none is). The caller holds the state's read lock and passes it.
+    /// Virtual time: takes a sample if one is due at the clock's time (a
+    /// cheap check when none is). The caller holds the state's read lock
+    /// and passes it.
     pub(super) fn monitor_tick(&self, l: Option<&Loaded>) {
         if self.clock.now_ns() < self.monitor.next_ns.load(Ordering::SeqCst) {
             return;
         }
         let mut slot = lock(&self.monitor.sampler);
         if let Some(s) = slot.as_mut() {
-            if self.clock.now_ns() >= s.next_instant_ns() {
-                self.take_sample(s, l);
+            let now = self.clock.now_ns();
+            if now >= s.next_instant_ns() {
+                self.take_sample(s, l, now);
+            }
+        }
+    }
+
+    /// Real time: records every grid instant passed, each at its own time
+    /// with the state as it is now. The caller has changed nothing since
+    /// those instants (the event loop calls this first thing when it wakes,
+    /// `inject` before its packet), so the state is theirs. The caller
+    /// holds the state's read lock and passes it.
+    pub(super) fn monitor_catch_up(&self, l: Option<&Loaded>) {
+        if self.clock.now_ns() < self.monitor.next_ns.load(Ordering::SeqCst) {
+            return;
+        }
+        let mut slot = lock(&self.monitor.sampler);
+        if let Some(s) = slot.as_mut() {
+            let now = self.clock.now_ns();
+            while s.next_instant_ns() <= now {
+                let at = s.next_instant_ns();
+                self.take_sample(s, l, at);
             }
         }
     }
@@ -233,14 +251,15 @@ impl Switch {
         Ok(Targets::new(queues, cells, counters))
     }
 
-    /// One record: the grid point the clock's time stands for, then the
+    /// One record for the switch clock's `at_ns` (now, or an instant the
+    /// state has not changed since): the grid point it stands for, then the
     /// queues, cells and counters under the locks; into the ring after.
-    fn take_sample(&self, s: &mut Sampler, l: Option<&Loaded>) {
+    fn take_sample(&self, s: &mut Sampler, l: Option<&Loaded>, at_ns: u64) {
         let missed = {
             let mut tm = lock(&self.tm);
-            let now = self.clock.now_ns();
-            let (k, missed) = s.claim(now);
-            s.put_header(k, now / 1000, realtime_ns());
+            let (k, missed) = s.claim(at_ns);
+            let since_ns = self.clock.now_ns().saturating_sub(at_ns);
+            s.put_header(k, at_ns / 1000, realtime_ns().saturating_sub(since_ns));
             sample_queues(&mut tm, s);
             if let Some(l) = l {
                 sample_program(l, s);

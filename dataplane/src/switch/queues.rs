@@ -10,6 +10,10 @@ use crate::ports::Port;
 use crate::sync::{lock, read_lock};
 use crate::tm::{QueueConfig, Rate, TrafficManager};
 
+/// How long a monitor record may wait for the event loop's next wake-up:
+/// the records reach their reader (the gNMI stream) in batches of 200 ms.
+const MONITOR_LAG_NS: u64 = 20_000_000;
+
 impl Switch {
     /// Virtual time only: moves the clock forward by `us`, running every
     /// departure due on the way at its own time, and taking the monitor's
@@ -132,28 +136,33 @@ impl Switch {
         out
     }
 
-    /// Wakes the scheduler thread for a new event at `at_ns`, but only if
-    /// it is asleep past that time: a wake-up per packet would cost a
-    /// context switch per packet. An event already due is left to the
-    /// calling thread, whose `run_due` follows every packet it receives.
+    /// Wakes the event loop for a new event at `at_ns`, but only if it is
+    /// asleep past that time: a wake-up per packet would cost a context
+    /// switch per packet. An event already due is left to the calling
+    /// thread, whose `run_due` follows every packet it receives.
     pub(super) fn wake_for(&self, at_ns: u64) {
         let tm = lock(&self.tm);
         self.wake_for_locked(&tm, at_ns);
     }
 
     /// `wake_for` with the traffic manager already locked: the lock orders
-    /// this check after the scheduler's own look at the queues.
+    /// this check after the event loop's own look at the queues.
     pub(super) fn wake_for_locked(&self, _tm: &TrafficManager, at_ns: u64) {
-        let asleep_until = self.scheduler_wakes_ns.load(Ordering::Relaxed);
+        let asleep_until = self.loop_wakes_ns.load(Ordering::Relaxed);
         if at_ns < asleep_until && at_ns > self.clock.now_ns() {
-            self.tm_wake.notify_all();
+            self.waker.wake();
         }
     }
 
-    /// The next departure, landing or monitor sample, given the locked
-    /// traffic manager: what the scheduler thread sleeps until.
+    /// What the event loop sleeps until, given the locked traffic manager:
+    /// the next departure or landing, or MONITOR_LAG_NS after the next
+    /// monitor sample's instant. The loop takes samples at its first wake-up
+    /// after their instants, so only a quiet link needs a wake-up for them.
     pub(super) fn next_wake_ns(&self, tm: &TrafficManager) -> Option<u64> {
-        match (self.next_event_ns(tm), self.monitor_next_ns()) {
+        let sample = self
+            .monitor_next_ns()
+            .map(|t| t.saturating_add(MONITOR_LAG_NS));
+        match (self.next_event_ns(tm), sample) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }

@@ -1,23 +1,31 @@
-//! The switch's threads: the packet thread polls the interface ports; in
-//! real time the scheduler thread sleeps until the next departure, landing
-//! or monitor sample and runs what is due.
+//! The switch's event loop: one thread that takes packets from the
+//! interface ports and, in real time, runs each departure, landing and
+//! monitor sample at its time. It sleeps in epoll on the ports' sockets
+//! and the waker's eventfd, with the next event's time as the timeout, so a
+//! packet that starts a departure needs no wake-up of another thread, and
+//! the answers a veth peer's stack sends back during our own send are taken
+//! before the thread sleeps again.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::readiness::Readiness;
 use super::{Ctx, Switch};
 use crate::error::{ApiError, ApiResult};
 use crate::ports::AfPacket;
-use crate::sync::{lock, read_lock, wait_timeout};
+use crate::sync::{lock, read_lock};
 
-/// Longest sleep of the scheduler thread: it rechecks `running` this often.
-const SCHEDULER_IDLE: Duration = Duration::from_millis(100);
-const POLL_TIMEOUT_MS: i32 = 100;
-/// How long the packet thread watches its rings before it sleeps in
-/// poll(). A sleep and its wake-up cost more than a packet's whole trip
-/// through the switch, so at high rates sleeping between packets would cap
-/// the rate far below what the thread forwards when busy.
+/// Longest sleep of the loop: it rechecks `running` this often.
+const IDLE_SLEEP: Duration = Duration::from_millis(100);
+/// An event due sooner than this is waited for awake: a sleep and its
+/// wake-up cost more CPU than that (about 20 us on the lab's VMs) and wake
+/// later than a spin.
+const SPIN_BELOW: Duration = Duration::from_micros(5);
+/// How long the loop watches its rings before it sleeps in epoll. A
+/// sleep and its wake-up cost more than a packet's whole trip through the
+/// switch, so at high rates sleeping between packets would cap the rate far
+/// below what the thread forwards when busy.
 const IDLE_SPIN: Duration = Duration::from_micros(50);
 /// At low rates the spin is pure waste: at 10 Mbit/s (about 1.6 kpps of
 /// data and ACKs through a router) a 50 us spin after every packet cost more
@@ -30,140 +38,156 @@ const GAP_EWMA_SHIFT: u32 = 3;
 const GAP_CAP_NS: u64 = 1_000_000;
 /// Packets taken from one socket before moving to the next, for fairness.
 const RX_BATCH: usize = 64;
+/// The default slack (50 us) lets the kernel wake a timed sleep that much
+/// late: the departures would be late by it.
+const TIMER_SLACK_NS: libc::c_ulong = 1;
 
 impl Switch {
-    /// Starts the packet thread for interface ports (if any) and, in real
-    /// time, the scheduler thread. Idempotent.
+    /// Starts the event loop, if there is anything for it to do: interface
+    /// ports to read, or (in real time) events to run on time. Idempotent.
     pub fn start(self: &Arc<Self>) -> ApiResult<()> {
         if self.running.swap(true, Ordering::SeqCst) {
             return Ok(());
         }
-        let spawn = |name: &str, f: Box<dyn FnOnce() + Send>| {
-            std::thread::Builder::new()
-                .name(name.into())
-                .spawn(f)
-                .map_err(|e| ApiError::Invalid(format!("cannot start {name} thread: {e}")))
-        };
-        let mut threads = lock(&self.threads);
-        if !self.clock.is_virtual() {
-            let sw = Arc::clone(self);
-            threads.push(spawn("p4dp-sched", Box::new(move || sw.scheduler_loop()))?);
-        }
         let ifs = read_lock(&self.ports).interfaces();
-        if !ifs.is_empty() {
-            let sw = Arc::clone(self);
-            threads.push(spawn("p4dp-rx", Box::new(move || sw.rx_loop(&ifs)))?);
+        if ifs.is_empty() && self.clock.is_virtual() {
+            return Ok(());
         }
+        let sw = Arc::clone(self);
+        let handle = std::thread::Builder::new()
+            .name("p4dp-loop".into())
+            .spawn(move || sw.event_loop(&ifs))
+            .map_err(|e| ApiError::Invalid(format!("cannot start the event loop thread: {e}")))?;
+        lock(&self.threads).push(handle);
         Ok(())
     }
 
-    /// Stops and joins the packet threads. Idempotent.
+    /// Stops and joins the event loop. Idempotent.
     pub fn stop(&self) {
         self.running.store(false, Ordering::SeqCst);
-        self.tm_wake.notify_all();
+        self.waker.wake();
         let handles: Vec<_> = lock(&self.threads).drain(..).collect();
         for h in handles {
             let _ = h.join();
         }
     }
 
-    /// Real time: sleeps until the next departure, landing or monitor
-    /// sample (or a new packet), then runs egress for what is due and takes
-    /// the sample. Idle, it sleeps; it never spins.
-    pub(super) fn scheduler_loop(&self) {
-        let mut ctx = Ctx::default();
-        while self.running.load(Ordering::SeqCst) {
-            {
-                let state = read_lock(&self.state);
-                if let Some(l) = state.as_ref() {
-                    self.run_due(l, &mut ctx);
-                }
-                self.monitor_tick(state.as_ref());
+    /// Takes what the rings hold, runs what is due, sends, and sleeps until
+    /// the next packet, event or wake-up. In virtual time the clock moves
+    /// only in `advance_time`, so the loop runs events only after packets.
+    pub(super) fn event_loop(&self, ifs: &[(u32, Arc<AfPacket>)]) {
+        // SAFETY: prctl with an integer argument only changes this thread.
+        unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, TIMER_SLACK_NS) };
+        let mut fds: Vec<_> = ifs.iter().map(|(_, s)| s.raw_fd()).collect();
+        let waker_token = fds.len();
+        fds.push(self.waker.raw_fd());
+        let mut readiness = match Readiness::new(&fds) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("p4switch: the event loop cannot watch its sockets: {e}");
+                return;
             }
-            self.flush_ports();
-            let tm = lock(&self.tm);
-            if !self.running.load(Ordering::SeqCst) {
-                break;
-            }
-            let now = self.clock.now_ns();
-            let wait = match self.next_wake_ns(&tm) {
-                Some(t) if t <= now => continue,
-                Some(t) => Duration::from_nanos(t - now).min(SCHEDULER_IDLE),
-                None => SCHEDULER_IDLE,
-            };
-            self.scheduler_wakes_ns.store(
-                now.saturating_add(wait.as_nanos() as u64),
-                Ordering::Relaxed,
-            );
-            let _tm = wait_timeout(&self.tm_wake, tm, wait);
-            // Awake: it looks at the queues again before it sleeps.
-            self.scheduler_wakes_ns.store(0, Ordering::Relaxed);
-        }
-    }
-
-    pub(super) fn rx_loop(&self, ifs: &[(u32, Arc<AfPacket>)]) {
-        let mut fds: Vec<libc::pollfd> = ifs
-            .iter()
-            .map(|(_, s)| libc::pollfd {
-                fd: s.raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            })
-            .collect();
+        };
         let mut ctx = Ctx::default();
         let mut arrivals = ArrivalGap::new();
         while self.running.load(Ordering::SeqCst) {
-            let mut taken = 0;
-            {
-                let state = read_lock(&self.state);
-                for (port, sock) in ifs {
-                    taken += sock.recv_batch(RX_BATCH, |data| {
-                        if let Some(l) = state.as_ref() {
-                            self.receive(l, &mut ctx, *port, data);
-                            self.run_due(l, &mut ctx);
-                        }
-                    });
-                }
-            }
+            let taken = self.serve(ifs, &mut ctx);
             self.flush_ports();
             if taken > 0 {
                 arrivals.packets_arrived(Instant::now());
                 continue;
             }
-            if arrivals.spin_pays() && self.spin_for_packets(ifs) {
+            // Our own sends may have brought answers (a veth peer's stack runs
+            // in the sender's thread): take them before sleeping.
+            if ifs.iter().any(|(_, s)| s.has_waiting()) {
                 continue;
             }
-            // Nothing waiting: sleep until a ring has a frame.
-            // SAFETY: fds is a valid array of pollfd for its length.
-            let n =
-                unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, POLL_TIMEOUT_MS) };
-            if n < 0 {
-                std::thread::sleep(Duration::from_millis(1));
+            let Some(until) = self.plan_wake() else {
+                continue;
+            };
+            if arrivals.spin_pays() && self.spin_for_packets(ifs, until) {
+                continue;
             }
-            for f in fds.iter_mut() {
-                if f.revents & (libc::POLLHUP | libc::POLLNVAL) != 0 {
-                    // The interface is gone; a negative fd makes poll skip it
-                    // instead of waking us in a busy loop.
-                    f.fd = -1;
+            let wait = until.saturating_duration_since(Instant::now());
+            readiness.wait(wait, |token| {
+                if token == waker_token {
+                    self.waker.drain();
                 }
-            }
+            });
+            // Awake: it looks at the queues again before it sleeps.
+            self.loop_wakes_ns.store(0, Ordering::Relaxed);
         }
     }
 
-    /// Watches the rings for up to IDLE_SPIN; true as soon as one has a packet.
-    fn spin_for_packets(&self, ifs: &[(u32, Arc<AfPacket>)]) -> bool {
-        let until = Instant::now() + IDLE_SPIN;
-        while Instant::now() < until {
+    /// In real time first records the monitor's instants passed (nothing
+    /// changed since); then takes up to RX_BATCH packets from each ring,
+    /// each followed by the departures it made due; in real time, then runs
+    /// every departure and landing due. Returns the packets taken.
+    fn serve(&self, ifs: &[(u32, Arc<AfPacket>)], ctx: &mut Ctx) -> usize {
+        let state = read_lock(&self.state);
+        let timed = !self.clock.is_virtual();
+        if timed {
+            self.monitor_catch_up(state.as_ref());
+        }
+        let mut taken = 0;
+        for (port, sock) in ifs {
+            taken += sock.recv_batch(RX_BATCH, |data| {
+                if let Some(l) = state.as_ref() {
+                    self.receive(l, ctx, *port, data);
+                    self.run_due(l, ctx);
+                }
+            });
+        }
+        if let Some(l) = state.as_ref().filter(|_| timed) {
+            self.run_due(l, ctx);
+        }
+        taken
+    }
+
+    /// When the loop must wake next: the next departure or landing, or a
+    /// sample's deadline (real time), at most IDLE_SLEEP away; None when
+    /// one is due within SPIN_BELOW. The time is published under the traffic manager's lock,
+    /// so a thread queueing an earlier event knows to wake the loop.
+    fn plan_wake(&self) -> Option<Instant> {
+        let start = Instant::now();
+        if self.clock.is_virtual() {
+            return Some(start + IDLE_SLEEP);
+        }
+        let tm = lock(&self.tm);
+        let now = self.clock.now_ns();
+        let wait = match self.next_wake_ns(&tm) {
+            Some(t) if t <= now.saturating_add(SPIN_BELOW.as_nanos() as u64) => return None,
+            Some(t) => Duration::from_nanos(t - now).min(IDLE_SLEEP),
+            None => IDLE_SLEEP,
+        };
+        self.loop_wakes_ns.store(
+            now.saturating_add(wait.as_nanos() as u64),
+            Ordering::Relaxed,
+        );
+        Some(start + wait)
+    }
+
+    /// Watches the rings until `until` or for up to IDLE_SPIN; true as soon
+    /// as one has a packet, or when `until` comes.
+    fn spin_for_packets(&self, ifs: &[(u32, Arc<AfPacket>)], until: Instant) -> bool {
+        let spin_end = Instant::now() + IDLE_SPIN;
+        loop {
+            let now = Instant::now();
+            if now >= until {
+                return true;
+            }
+            if now >= spin_end {
+                return false;
+            }
             if ifs.iter().any(|(_, s)| s.has_waiting()) {
                 return true;
             }
             std::hint::spin_loop();
         }
-        false
     }
 }
 
-/// The smoothed gap between the batches the packet thread takes.
+/// The smoothed gap between the batches the event loop takes.
 struct ArrivalGap {
     last: Instant,
     gap_ns: u64,

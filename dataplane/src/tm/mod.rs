@@ -3,7 +3,7 @@
 //! queue goes first), with per-port and per-queue counters (and the queue
 //! monitor's per-period counts, `counts.rs`). It only keeps
 //! packets and decides who departs when; the switch runs egress at each
-//! departure (switch/egress.rs, and the scheduler thread in real time).
+//! departure (switch/egress.rs, and the event loop in real time).
 
 pub mod counts;
 pub mod queue;

@@ -53,7 +53,9 @@ from p4aqm.schema import (
 from p4aqm.switch.gnmi.paths import path_text
 from p4aqm.switch.runtime.errors import P4RuntimeError, call_dataplane, invalid
 
-BATCH_S = 0.05
+# The records' latency to the client. Each batch wakes this server and gRPC's threads;
+# the ring holds minutes of records, and the clients write them to files.
+BATCH_S = 0.2
 MIN_PERIOD_NS = 1_000_000
 
 

@@ -1,6 +1,7 @@
 """gNMI Get/Set for the run-time controls P4Runtime has no message for: queue rates and
 depths, link delay and rate, and per-port and per-queue counters (paths in paths.py);
-Subscribe for the dataplane's queue monitor (monitor.py).
+Get of the emulation's fidelity and the monitor's totals (emulation.py); Subscribe for
+the dataplane's queue monitor (monitor.py).
 
 It shares the P4Runtime server's gRPC port and event loop. The dataplane cannot report
 the configuration back, so a Get of a config leaf returns the last value Set here
@@ -16,6 +17,7 @@ import grpc
 from finsy.proto import gnmi, gnmi_grpc
 
 from p4aqm.schema import WRITABLE, Group, LeafName, field_name
+from p4aqm.switch.gnmi.emulation import EmulationState, is_switch_state, switch_state_updates
 from p4aqm.switch.gnmi.monitor import Monitor, monitor_request, monitor_stream
 from p4aqm.switch.gnmi.paths import Leaf, path_text, resolve
 from p4aqm.switch.runtime.errors import P4RuntimeError, call_dataplane, invalid, not_found
@@ -46,7 +48,7 @@ class PortControl(Protocol):
     def port_stats(self, port: int) -> dict[str, int]: ...
 
 
-class SwitchControl(PortControl, Monitor, Protocol):
+class SwitchControl(PortControl, Monitor, EmulationState, Protocol):
     """Everything this service calls."""
 
 
@@ -85,6 +87,11 @@ class GnmiService(gnmi_grpc.gNMIServicer):
             if not request.path:
                 raise invalid("Get without a path: name at least one path")
             for path in request.path:
+                full = gnmi.Path(elem=[*request.prefix.elem, *path.elem])
+                names = [e.name for e in full.elem]
+                if is_switch_state(names):
+                    updates += switch_state_updates(self._dp, names, path_text(full))
+                    continue
                 leaves = resolve(request.prefix, path)
                 for leaf in leaves:
                     # A container lists the config leaves that were set; a leaf that

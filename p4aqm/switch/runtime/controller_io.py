@@ -33,6 +33,8 @@ class CpuPortApi(Protocol):
 
     def digests(self, timeout_s: float) -> list[tuple[str, list[bytes]]]: ...
 
+    def interrupt_waits(self) -> None: ...
+
 
 class ControllerIo:
     """`entities` gives the committed pipeline's entities, or None before a P4Info push
@@ -48,8 +50,10 @@ class ControllerIo:
         self._arbitrator = arbitrator
         self._entities = entities
         self._pollers = (
-            Poller("packet-in", dataplane.packet_in, self._deliver_packet),
-            Poller("digests", dataplane.digests, self._deliver_digest),
+            Poller(
+                "packet-in", dataplane.packet_in, self._deliver_packet, dataplane.interrupt_waits
+            ),
+            Poller("digests", dataplane.digests, self._deliver_digest, dataplane.interrupt_waits),
         )
         self._sweeper: asyncio.Task[None] | None = None
         # Messages lost because no client was primary, as a switch loses them when its
