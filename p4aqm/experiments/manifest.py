@@ -80,6 +80,8 @@ def point_manifest(
         "calibration": point.calibration.model_dump(mode="json") if point.calibration else None,
         "window": outcome.get("window"),
         "epoch_ns": outcome.get("epoch_ns"),
+        "seeds": outcome.get("seeds"),
+        "fidelity": outcome.get("fidelity"),
         "started_ns": started_ns,
         "ended_ns": ended_ns,
         "hosts": topology.get("hosts"),

@@ -10,6 +10,7 @@ Files of a point (experiments/README.md):
     bulk/FLOW.json       iperf3's report of each bulk flow
     throughput.csv       per second and direction: bottleneck bytes, bit/s, utilisation
     drops.json           the bottleneck ports' counters and queue, from the switches
+    fidelity.json        how faithful the emulation was (p4aqm/experiments/fidelity.py)
 
 The routers are controlled in this process, through the dumbbell's router handles:
 the monitor streams into its file on a thread of its own, and the live figures read
@@ -25,11 +26,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from p4aqm.controller.emulation import EmulationFidelity
 from p4aqm.controller.recording import MonitorRecording
 from p4aqm.experiments import launch
+from p4aqm.experiments.fidelity import CpuSample, Fidelity, cpu_figures, page_start_figures
 from p4aqm.experiments.spec import Point
 from p4aqm.schema import Column, LeafName, field_name
 from p4aqm.topology import Dumbbell
+from p4aqm.topology.cgroup import Cgroup
 from p4aqm.topology.dumbbell import BOTTLENECK_PORT, LEFT, RIGHT
 from p4aqm.traffic import bulk
 
@@ -45,9 +49,10 @@ def _counter(interface: str, name: str) -> int:
 
 
 class PointRun:
-    def __init__(self, point: Point, out: Path) -> None:
+    def __init__(self, point: Point, out: Path, cgroup: Cgroup | None = None) -> None:
         self.point = point
         self.out = out
+        self.cgroup = cgroup  # holds this process and all the point starts, if given
         self.processes: dict[str, subprocess.Popen] = {}
         self.senders: dict[str, subprocess.Popen] = {}
         self.recordings: dict[str, MonitorRecording] = {}
@@ -68,11 +73,20 @@ class PointRun:
                 self._start_receivers(net)
                 time.sleep(START_DELAY_S)
                 epoch_ns = time.time_ns()
+                routers = [r.process.pid for r in net.routers if r.process is not None]
+                cpu_start = CpuSample.now(self.cgroup, routers)
+                emulation_start = {side: net.router(side).emulation() for side in ROUTER_NAMES}
                 self._start_senders(net, epoch_ns)
                 window = self._measure(net, epoch_ns, progress)
+                cpu = cpu_figures(cpu_start, CpuSample.now(self.cgroup, routers))
+                emulation = {
+                    side: net.router(side).emulation().since(start)
+                    for side, start in emulation_start.items()
+                }
                 self._wait_senders(timeout_s=60)
             finally:
                 self._stop_all()
+            fidelity = self._fidelity(net, emulation, cpu)
             drops = {
                 f"{spec.name_prefix}{name}": dataclasses.asdict(
                     net.router(side).port_state(BOTTLENECK_PORT)
@@ -87,7 +101,50 @@ class PointRun:
             "window": window,
             "web_users": self.point.web_users,
             "topology": topology_manifest,
+            "fidelity": {"outside_bounds": fidelity.outside_bounds()},
+            "seeds": self._seeds(net),
         }
+
+    def _seeds(self, net: Dumbbell) -> dict[str, Any]:
+        """Every seed the point's random draws came from: the repetition's, and each web
+        client process's (its users' think times, pages and sizes, start times)."""
+        seed = self.point.experiment.seed
+        clients = {name: launch.client_seed(seed, k) for k, name in enumerate(net.clients())}
+        return {"experiment": seed, "web_clients": clients}
+
+    def _fidelity(
+        self, net: Dumbbell, emulations: dict[int, EmulationFidelity], cpu: dict[str, Any]
+    ) -> Fidelity:
+        """The point's fidelity figures over its traffic period, written to its
+        fidelity.json."""
+        experiment = self.point.experiment
+        routers = {}
+        for side, name in ROUTER_NAMES.items():
+            emulation = emulations[side]
+            routers[f"{net.spec.name_prefix}{name}"] = {
+                "delivered_pkts": emulation.departures,
+                "lateness_p50_us": emulation.lateness_p50_ns / 1e3,
+                "lateness_p99_us": emulation.lateness_p99_ns / 1e3,
+                "lateness_max_us": emulation.lateness_max_ns / 1e3,
+                "monitor_overruns": emulation.monitor_overruns,
+                "monitor_missed": emulation.monitor_missed,
+            }
+        web = experiment.traffic.web
+        threshold_ms = web.params.late_threshold_ms if web is not None else 0.0
+        records = (self.out / "web").glob("*.parquet")
+        clients = [path for path in records if not path.stem.endswith("-server")]
+        pages = page_start_figures(sorted(clients), threshold_ms)
+        fidelity = Fidelity(
+            bottleneck_rate_bps=net.spec.bottleneck_rate_bps,
+            routers=routers,
+            pages=pages,
+            cpu=cpu,
+            monitor_periods=int(cpu["wall_s"] * 1000 / experiment.sample_period_ms)
+            if self.recordings
+            else 0,
+        )
+        fidelity.write(self.out)
+        return fidelity
 
     def _start_monitors(self, net: Dumbbell) -> None:
         """The queue monitor of each router whose bottleneck direction has an AQM."""

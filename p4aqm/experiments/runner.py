@@ -6,6 +6,8 @@ whose manifest says "ok", retries failed ones, and throws away what an interrupt
 left in .inflight/: an interruption loses at most the point in flight. A point that
 fails is recorded with its error (its manifest, status "failed") and the sweep goes on.
 
+`--jobs N` runs N points at once, each in a sandbox of its own, and `--jobs auto` as
+many as the machine runs within the points' fidelity bounds (p4aqm/experiments/jobs.py).
 `--point K` runs the sweep's K-th point only (as a Slurm array task does);
 `--backend slurm` submits the points not yet complete as one job array
 (p4aqm/experiments/slurm.py) instead of running them here. `p4aqm status RESULTS/` shows
@@ -25,12 +27,14 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from p4aqm.experiments.jobs import ConcurrentRun
 from p4aqm.experiments.manifest import point_manifest
 from p4aqm.experiments.point import PointRun
 from p4aqm.experiments.slurm import SlurmError, SlurmOptions, submit
 from p4aqm.experiments.spec import Experiment, ExperimentError, Point, load_experiment
-from p4aqm.experiments.status import write_points
+from p4aqm.experiments.status import RUNNING_FILE, mark_running, write_points
 from p4aqm.schema import Column, LeafName, field_name
+from p4aqm.topology.cgroup import joined_cgroup
 
 # Bring-up, teardown and collection of a point, for --dry-run's estimate (measured: see
 # the note of issue #14; a point of the smoke experiment took about this much over its
@@ -60,10 +64,12 @@ def run_point(point: Point, results: Path, source: Path, on_figures: Any) -> str
     inflight = results / ".inflight" / point.name
     shutil.rmtree(inflight, ignore_errors=True)
     inflight.mkdir(parents=True)
+    mark_running(inflight)
     started = time.time_ns()
     status, error, outcome = "ok", None, {}
     try:
-        outcome = PointRun(point, inflight).run(on_figures)
+        with joined_cgroup(f"point-{os.getpid()}") as cgroup:
+            outcome = PointRun(point, inflight, cgroup).run(on_figures)
     except KeyboardInterrupt:
         raise
     except Exception as exc:  # noqa: BLE001 - recorded with the point; the sweep goes on
@@ -72,6 +78,7 @@ def run_point(point: Point, results: Path, source: Path, on_figures: Any) -> str
     temp = inflight / ".manifest.json.tmp"
     temp.write_text(json.dumps(manifest, indent=2, default=str) + "\n")
     temp.replace(inflight / "manifest.json")
+    (inflight / RUNNING_FILE).unlink()
     final = results / "points" / point.name
     final.parent.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(final, ignore_errors=True)  # a failed attempt's folder
@@ -79,13 +86,35 @@ def run_point(point: Point, results: Path, source: Path, on_figures: Any) -> str
     return status if error is None else f"{status}: {error}"
 
 
+def _jobs(text: str) -> int | None:
+    """--jobs: a count of at least 1, or "auto" (None)."""
+    if text == "auto":
+        return None
+    try:
+        jobs = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of points or auto") from None
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"{jobs}: at least 1")
+    return jobs
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="p4aqm run", description=__doc__.split("\n\n")[0])
     parser.add_argument("experiment", type=Path)
-    parser.add_argument("-o", "--output", type=Path, required=True, help="results folder")
+    parser.add_argument(
+        "-o", "--output", type=Path, help="results folder (with --dry-run: to see what is done)"
+    )
     parser.add_argument("--dry-run", action="store_true", help="print the points and the time")
     parser.add_argument("--profile", help="apply one of the file's profiles (e.g. quick, full)")
     parser.add_argument("--point", type=int, metavar="K", help="run the K-th point only")
+    parser.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=1,
+        metavar="N|auto",
+        help="points at once on this machine, each in its own sandbox (default 1)",
+    )
     parser.add_argument("--backend", choices=("local", "slurm"), default="local")
     slurm = parser.add_argument_group("slurm backend")
     slurm.add_argument("--partition", help="the Slurm partition")
@@ -111,9 +140,9 @@ def _points_to_run(args: argparse.Namespace) -> tuple[Experiment, list[Point], s
         experiment, points = load_experiment(args.experiment, args.profile)
     except ExperimentError as exc:
         raise _Refused(str(exc)) from None
-    stored = args.output / "experiment.yaml"
     text = args.experiment.read_text() + (f"# --profile {args.profile}\n" if args.profile else "")
-    if stored.exists() and stored.read_text() != text:
+    stored = args.output / "experiment.yaml" if args.output is not None else None
+    if stored is not None and stored.exists() and stored.read_text() != text:
         raise _Refused(
             f"{args.output} holds the results of another experiment file"
             f" ({stored} differs from {args.experiment}); give another -o"
@@ -128,7 +157,9 @@ def _points_to_run(args: argparse.Namespace) -> tuple[Experiment, list[Point], s
     return experiment, points, text
 
 
-def _dry_run(experiment: Experiment, points: list[Point], todo: list[Point]) -> int:
+def _dry_run(
+    experiment: Experiment, points: list[Point], todo: list[Point], jobs: int | None
+) -> int:
     console = Console()
     per_point_s = experiment.warmup_s + experiment.duration_s + OVERHEAD_S
     for point in points:
@@ -139,6 +170,11 @@ def _dry_run(experiment: Experiment, points: list[Point], todo: list[Point]) -> 
         f" min ({per_point_s:.0f} s each: {experiment.warmup_s:g} s warm-up,"
         f" {experiment.duration_s:g} s measured, ~{OVERHEAD_S:g} s bring-up and teardown)"
     )
+    if jobs is None:
+        console.print("--jobs auto: as many at once as the points' measured CPU allows")
+    elif jobs > 1:
+        rounds = -(-len(todo) // jobs)
+        console.print(f"--jobs {jobs}: about {rounds * per_point_s / 60:.1f} min")
     return 0
 
 
@@ -158,15 +194,21 @@ def main(argv: list[str]) -> int:
         parser.error("--cpus-per-task must be at least 1")
     if args.point is not None and args.backend == "slurm":
         parser.error("--point runs one point here; --backend slurm submits them all")
+    if args.output is None and not args.dry_run:
+        parser.error("the following arguments are required: -o/--output")
+    if args.jobs != 1 and (args.point is not None or args.backend == "slurm"):
+        parser.error("--jobs runs points at once here: not with --point or --backend slurm")
     try:
         experiment, points, text = _points_to_run(args)
     except _Refused as exc:
         print(f"p4aqm run: error: {exc}", file=sys.stderr)
         return 2
+    if args.dry_run:
+        done = args.output is not None
+        todo = [p for p in points if not (done and is_complete(args.output / "points" / p.name))]
+        return _dry_run(experiment, points, todo, args.jobs)
     results: Path = args.output
     todo = [p for p in points if not is_complete(results / "points" / p.name)]
-    if args.dry_run:
-        return _dry_run(experiment, points, todo)
     _store_experiment(results, text)
     if args.point is None:
         write_points(results, [(p.index, p.name) for p in points])
@@ -175,7 +217,30 @@ def main(argv: list[str]) -> int:
         return _submit(args, experiment.name, points, per_point_s, Console())
     if args.point is None:  # a single point's task leaves the others' work alone
         shutil.rmtree(results / ".inflight", ignore_errors=True)
+    if args.jobs != 1:
+        return _run_concurrently(args, points, todo)
     return run_points(points, todo, results, args.experiment, per_point_s, whole=args.point is None)
+
+
+def _run_concurrently(args: argparse.Namespace, points: list[Point], todo: list[Point]) -> int:
+    console = Console()
+    skipped = len(points) - len(todo)
+    if skipped:
+        console.print(f"{skipped} of {len(points)} points already complete: skipped")
+    jobs = "auto" if args.jobs is None else args.jobs
+    console.print(f"{len(todo)} points, --jobs {jobs}")
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    started = time.monotonic()
+    run = ConcurrentRun(args.experiment, args.output, args.profile, args.jobs, console)
+    status = run.run(todo)
+    if status != 130:
+        (args.output / ".inflight").mkdir(exist_ok=True)
+        shutil.rmtree(args.output / ".inflight")
+        console.print(
+            f"{len(todo) - run.failed} points ok, {run.failed} failed in"
+            f" {time.monotonic() - started:.0f} s; results in {args.output}"
+        )
+    return status
 
 
 def run_points(

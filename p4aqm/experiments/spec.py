@@ -21,7 +21,9 @@ Every error names the file, the line and the field.
 """
 
 import copy
+import hashlib
 import itertools
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -202,15 +204,24 @@ def _set_path(document: dict[str, Any], dotted: str, value: Any) -> None:  # noq
         raise KeyError(last)
 
 
+def _value_text(value: Any) -> str:  # noqa: ANN401 - any YAML value
+    """A swept value as a point's name shows it: a mapping (an AQM and its parameters) by
+    its values, a list of scalars joined by '-', a list of mappings (CBT's class rules,
+    too long to spell) by a digest, so that names tell every two values apart."""
+    if isinstance(value, dict):
+        return "_".join(_value_text(v) for v in value.values())
+    if isinstance(value, list):
+        if all(not isinstance(v, list | dict) for v in value):
+            return "-".join(str(v) for v in value)
+        digest = hashlib.sha1(json.dumps(value, sort_keys=True).encode()).hexdigest()
+        return f"h{digest[:6]}"
+    return str(value)
+
+
 def _point_name(index: int, overrides: dict[str, Any], repetition: int, repetitions: int) -> str:
     parts = [f"p{index:02d}"]
     for key, value in overrides.items():
-        # A swept mapping (an AQM and its parameters) is named by its values.
-        if isinstance(value, dict):  # its scalar values: CBT's class rules would be too long
-            shown = "_".join(str(v) for v in value.values() if not isinstance(v, list | dict))
-        else:
-            shown = value
-        text = re.sub(r"[^A-Za-z0-9.]+", "_", str(shown)).strip("_")
+        text = re.sub(r"[^A-Za-z0-9.-]+", "_", _value_text(value)).strip("_")
         parts.append(f"{key.rsplit('.', 1)[-1]}-{text}")
     if repetitions > 1:
         parts.append(f"rep{repetition}")

@@ -1,6 +1,11 @@
 """`p4aqm status RESULTS/`: each point of a results folder as done, failed, running,
-pending or not run, from its manifests and, for points submitted to Slurm, from
-`squeue` (and `sacct` where the cluster keeps accounting).
+pending, interrupted or not run, from its manifests, the points in flight here and, for
+points submitted to Slurm, from `squeue` (and `sacct` where the cluster keeps
+accounting).
+
+A point in flight on this machine (RESULTS/.inflight/NAME/) names the process running
+it (RUNNING_FILE): running while that process lives, interrupted once it is gone (a
+kill cut it short; the same `p4aqm run` redoes it).
 
 A point is done when its manifest says ok and failed when it says failed. A point whose
 Slurm task is no longer queued or running, and that left no manifest, is failed too: its
@@ -9,7 +14,9 @@ killed one leaves none).
 """
 
 import argparse
+import dataclasses
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -19,17 +26,20 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from p4aqm.topology.registry import OwnedProcess
+
 POINTS_FILE = "points.json"  # every point of the sweep: [{"index", "name"}]
 JOBS_FILE = "slurm/jobs.jsonl"  # one line per submission: job_id, tasks {index: name}
 QUEUED = {"PENDING", "CONFIGURING", "REQUEUED", "RESIZING", "SUSPENDED"}
 RUNNING = {"RUNNING", "COMPLETING", "STAGE_OUT", "SIGNALING"}
+RUNNING_FILE = ".running.json"  # in a point's .inflight folder: the process running it
 
 
 @dataclass(frozen=True)
 class PointState:
     index: int
     name: str
-    state: str  # done, failed, running, pending, not run
+    state: str  # done, failed, running, pending, interrupted, not run
     detail: str = ""
 
 
@@ -89,6 +99,24 @@ def slurm_states(job_ids: list[str]) -> dict[str, str]:
     return states
 
 
+def mark_running(inflight: Path) -> None:
+    """Name this process as the one running the point in `inflight`."""
+    owner = OwnedProcess.of(os.getpid(), "p4aqm run")
+    assert owner is not None
+    (inflight / RUNNING_FILE).write_text(json.dumps(dataclasses.asdict(owner)) + "\n")
+
+
+def _in_flight(results: Path, index: int, name: str) -> PointState | None:
+    running = results / ".inflight" / name / RUNNING_FILE
+    try:
+        owner = OwnedProcess(**json.loads(running.read_text()))
+    except (OSError, ValueError, TypeError):
+        return None
+    if owner.alive():
+        return PointState(index, name, "running", f"here, process {owner.pid}")
+    return PointState(index, name, "interrupted", "killed mid-run; the same p4aqm run redoes it")
+
+
 def point_states(results: Path) -> list[PointState]:
     try:
         points = json.loads((results / POINTS_FILE).read_text())
@@ -125,7 +153,7 @@ def point_states(results: Path) -> list[PointState]:
                 )
             )
         else:
-            states.append(PointState(index, name, "not run"))
+            states.append(_in_flight(results, index, name) or PointState(index, name, "not run"))
     return states
 
 

@@ -3,6 +3,7 @@ index.html; `p4aqm report --compare A B [-o OUT/]`: two results folders side by 
 each curve and row labelled with its folder's name.
 
 OUT (default RESULTS/report/, or A/report-vs-B/) gets index.html, summary.csv,
+fidelity.csv (each point's emulation fidelity and whether it ran within its bounds),
 drops.csv, repetitions.csv (when points repeat), findings.csv (when the experiment states
 claims) and figures/ (PNG, SVG and CSV of each figure). The claims are the experiment
 file's `findings:` section, as the points ran it or from `--findings FILE`; their table
@@ -20,6 +21,8 @@ from pydantic import TypeAdapter, ValidationError
 from p4aqm.experiments.claims import Claim
 from p4aqm.experiments.spec import ExperimentError, load_experiment
 from p4aqm.report import figures
+from p4aqm.report.fidelity import HEADERS as FIDELITY_HEADERS
+from p4aqm.report.fidelity import fidelity_table
 from p4aqm.report.files import write_csv
 from p4aqm.report.findings import FindingsError, as_text, findings_table
 from p4aqm.report.grouping import Labeller, slug, source_labels
@@ -59,6 +62,8 @@ SPREAD_HEADERS = {
     "metric": "metric",
     "repetitions": "repetitions",
     "mean": "mean",
+    "ci95_low": "95 % CI low",
+    "ci95_high": "95 % CI high",
     "std": "std",
     "min": "min",
     "max": "max",
@@ -167,8 +172,14 @@ def _summary_view(
     sweep_columns = [c for c in summary.columns if c in swept]
     headers = {c: c for c in shown}
     headers |= {c: labeller.key_name(c) for c in sweep_columns}
-    headers |= {"web_users": "web users", **METRICS}
-    return Table(summary, headers, "summary.csv")
+    headers |= {"web_users": "web users", **METRICS, "fidelity": "fidelity"}
+    # Swept AQMs by their human labels; summary.csv keeps every parameter.
+    shown_aqms = {
+        c: summary[c].map(lambda text, c=c: labeller.aqm_values.get((c, text), text))
+        for c in sweep_columns
+        if c in labeller.aqm_keys
+    }
+    return Table(summary.assign(**shown_aqms), headers, "summary.csv")
 
 
 def _drops_view(drops: pd.DataFrame, out: Path, several: bool) -> Table | None:
@@ -235,7 +246,10 @@ def build_report(folders: list[Path], out: Path, findings_file: Path | None = No
         raise ResultsError(out, f"cannot make the report's folder: {exc.strerror}") from None
     several = len(labeller.sources) > 1
 
-    summary = summary_table(datas)
+    fidelity = fidelity_table(datas)
+    write_csv(out / "fidelity.csv", fidelity)
+    # The summary marks each point's fidelity by its verdict's first words.
+    summary = summary_table(datas).assign(fidelity=fidelity["verdict"].str.split(":").str[0])
     write_csv(out / "summary.csv", summary)
     drops = drops_table(datas)
     drops_view = _drops_view(drops, out, several)
@@ -263,6 +277,7 @@ def build_report(folders: list[Path], out: Path, findings_file: Path | None = No
         repetitions=repetitions_view,
         queues=[f for f in queue_figures if f is not None],
         drops=drops_view,
+        fidelity=Table(fidelity, FIDELITY_HEADERS, "fidelity.csv"),
         points=[_point_section(d, labeller, out) for d in datas],
         findings=findings,
     )

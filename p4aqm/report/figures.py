@@ -108,6 +108,17 @@ def _legend(ax: Axes, **options: Any) -> None:  # noqa: ANN401 (matplotlib's opt
     ax.legend(handles, wrapped, fontsize="small", **options)
 
 
+def _repetition_curves(ax: Axes, parts: list[pd.Series], y: str, style: dict[str, Any]) -> None:
+    """Each repetition's curve, thin and faint under the pooled one, where there are
+    several."""
+    if len(parts) < 2:
+        return
+    for part in parts:
+        curve = _ecdf(part.to_numpy(dtype=np.float64))
+        thin = {**style, "linewidth": 0.7, "alpha": 0.35}
+        ax.plot(curve["response_time_ms"], curve[y], drawstyle="steps-post", **thin)
+
+
 def response_times(datas: list[PointData], labeller: Labeller, out: Path) -> list[FigureFile]:
     """The CDF of response times (log x, cumulative %) and the complementary CDF (log-log),
     a curve per configuration with its repetitions pooled, a panel per web load."""
@@ -148,14 +159,17 @@ def response_times(datas: list[PointData], labeller: Labeller, out: Path) -> lis
         styles = _Styles(labeller)
         for ax, load in zip(axes, loads, strict=True):
             for (curve_load, key), curve in curves.items():
-                if curve_load == load:
-                    ax.plot(
-                        curve["response_time_ms"],
-                        curve[y],
-                        drawstyle="steps-post",
-                        label=labeller.label(key),
-                        **styles(key),
-                    )
+                if curve_load != load:
+                    continue
+                style = styles(key)
+                ax.plot(
+                    curve["response_time_ms"],
+                    curve[y],
+                    drawstyle="steps-post",
+                    label=labeller.label(key),
+                    **style,
+                )
+                _repetition_curves(ax, pooled[load, key], y, style)
             ax.set_xscale("log")
             ax.set_title(panel_title(load))
             ax.set_xlabel("response time (ms)")
@@ -170,7 +184,8 @@ def response_times(datas: list[PointData], labeller: Labeller, out: Path) -> lis
         columns = ["results", "configuration", "load_percent", "response_time_ms", y]
         caption = (
             f"Web requests started inside the measurement window that completed (ok); {caption};"
-            " a curve per configuration (repetitions pooled), a panel per web load."
+            " a curve per configuration (repetitions pooled), thin curves each repetition's"
+            " (their spread is the runs' noise), a panel per web load."
         )
         files.append(_save(figure, data[columns], out, stem, title, caption))
     return files
@@ -373,7 +388,7 @@ def drops_by_cause(drops: pd.DataFrame, labeller: Labeller, out: Path) -> Figure
 
 def along_axis(table: pd.DataFrame, axis: str, labeller: Labeller, out: Path) -> FigureFile:
     """The compared metrics against one sweep axis: a panel per metric, a line per series
-    (the other sweep values), the mean over repetitions with their min-max as a bar."""
+    (the other sweep values), the mean over repetitions with its 95 % interval as a bar."""
     metrics = list(dict.fromkeys(table["metric"]))
     figure, axes = _panels(len(metrics), width=4.0, height=3.0, sharey=False)
     values = list(dict.fromkeys(table["axis_value"]))
@@ -385,10 +400,15 @@ def along_axis(table: pd.DataFrame, axis: str, labeller: Labeller, out: Path) ->
         for series, rows in table[table["metric"] == metric].groupby("series", sort=False):
             rows = rows.sort_values("axis_value") if numeric else rows
             x = rows["axis_value"] if numeric else rows["axis_value"].map(position)
+            # The 95 % interval of the mean over the runs; one run has none (no bar).
+            low, high = (
+                rows["ci95_low"].fillna(rows["mean"]),
+                rows["ci95_high"].fillna(rows["mean"]),
+            )
             ax.errorbar(
                 x,
                 rows["mean"],
-                yerr=[rows["mean"] - rows["min"], rows["max"] - rows["mean"]],
+                yerr=[rows["mean"] - low, high - rows["mean"]],
                 color=colours[series],
                 marker="o",
                 # A line between categories (e.g. disciplines) would suggest an order.
@@ -397,7 +417,10 @@ def along_axis(table: pd.DataFrame, axis: str, labeller: Labeller, out: Path) ->
                 label=series,
             )
         if not numeric:
-            ax.set_xticks(range(len(values)), [str(v) for v in values], rotation=20)
+            names = [labeller.aqm_values.get((axis, str(v)), str(v)) for v in values]
+            ax.set_xticks(range(len(values)), names, rotation=20)
+        # From zero: a cut axis makes 317 against 321 ms look large.
+        ax.set_ylim(bottom=min(0.0, float(table.loc[table["metric"] == metric, "min"].min())))
         ax.set_title(METRICS[metric], fontsize="medium")
         ax.grid(True, alpha=0.3)
     figure.supxlabel(labeller.key_name(axis))
@@ -413,7 +436,8 @@ def along_axis(table: pd.DataFrame, axis: str, labeller: Labeller, out: Path) ->
         f"axis-{slug(axis)}",
         f"Along {labeller.key_name(axis)}",
         f"Each metric against {axis}: a line per combination of the other sweep values;"
-        " markers are the mean over repetitions, bars their min-max.",
+        " markers are the mean over repetitions, bars its 95 % confidence interval over"
+        " the runs (Student t; none for one run); y axes start at zero.",
     )
 
 

@@ -1,44 +1,58 @@
 """The findings table: each claim of the study (p4aqm/experiments/claims.py) checked against the
-points' results, with the measured numbers, their spread over repetitions, and a verdict.
+points' results, with each side's numbers over its runs, the difference a - b with its
+confidence interval (p4aqm/report/intervals.py: paired run by run where the runs share
+seeds, else Welch), and a verdict by p4aqm/report/verdicts.py's rules: reproduced, not
+reproduced, inconclusive, or no data.
 
-A check holds when its expectation holds on the means of its two sides. Where both sides
-have repetitions, a direction (lower, higher, differ) must also hold between every
-repetition of a and every one of b, else the check is only "partly" reproduced: its
-means agree with the claim but its spread does not separate the two. A claim is
-reproduced when all its checks are, not reproduced when none holds, and partly otherwise.
-Checks with no matching points are listed as "no data" and do not count.
+`compare` gives one comparison (a - b in percent of b, its interval, n and verdict) from a
+results folder, for scripts such as the demo's verdict line.
 """
 
 import math
+from collections.abc import Hashable, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from p4aqm.experiments.claims import Check, Claim, Requests
+from p4aqm.experiments.claims import Check, Claim, Expect, Requests
+from p4aqm.report import verdicts
 from p4aqm.report.grouping import value_text
-from p4aqm.report.load import PointData
-from p4aqm.report.metrics import METRICS
+from p4aqm.report.intervals import (
+    EQUIVALENCE_LEVEL,
+    LEVEL,
+    Interval,
+    Run,
+    difference,
+    level_text,
+    mean_interval,
+    paired_differences,
+    pairs,
+)
+from p4aqm.report.load import PointData, load_point, load_results
+from p4aqm.report.metrics import METRICS, summary_row
+from p4aqm.report.verdicts import NO_DATA, claim_verdict
 
 WEB_METRICS = {
     "response_time_median_ms": 50,
     "response_time_p90_ms": 90,
     "response_time_p99_ms": 99,
 }
-# The response-time percentiles compared for a crossover, and how far apart (relative)
-# two distributions must be at a percentile for one to count as faster there.
+# The response-time percentiles compared for a crossover, each run's own.
 CROSSOVER_PERCENTILES = tuple(range(5, 100, 5)) + (99,)
-CROSSOVER_MARGIN = 0.02
+SHOWN_PERCENTILES = (10, 50, 90, 99)
 
-REPRODUCED, PARTLY, NOT, NO_DATA = "reproduced", "partly", "not reproduced", "no data"
 COLUMNS = {
     "claim": "claim (paper)",
     "check": "check",
-    "a": "a: measured",
-    "b": "b: measured",
-    "measured": "a against b",
+    "a": "a: measured [min–max, n]",
+    "b": "b: measured [min–max, n]",
+    "measured": "a against b [interval]",
+    "runs": "runs",
     "expected": "expected",
+    "reason": "threshold from",
     "verdict": "verdict",
     "note": "what differs in our setup",
 }
@@ -48,24 +62,25 @@ class FindingsError(ValueError):
     """A check the results cannot answer: an unknown metric or field; names the check."""
 
 
+def _number(value: float) -> str:
+    return f"{value:.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
 @dataclass(frozen=True)
 class Side:
-    values: list[float]  # one per point (repetition); NaN-free
+    runs: list[Run]  # one per point (run); NaN-free
 
     @property
-    def mean(self) -> float:
-        return float(np.mean(self.values))
+    def values(self) -> list[float]:
+        return [r.value for r in self.runs]
 
     def text(self, unit: str) -> str:
+        mean = _number(float(np.mean(self.values)))
         spread = ""
         if len(self.values) > 1:
             low, high = _number(min(self.values)), _number(max(self.values))
             spread = f" [{low}–{high}, n={len(self.values)}]"
-        return f"{_number(self.mean)}{unit}{spread}"
-
-
-def _number(value: float) -> str:
-    return f"{value:.0f}" if abs(value) >= 100 else f"{value:.3g}"
+        return f"{mean}{unit}{spread}"
 
 
 def _unit(metric: str) -> str:
@@ -74,6 +89,15 @@ def _unit(metric: str) -> str:
     if "percent" in metric:
         return " %"
     return ""
+
+
+def _difference_unit(check: Check) -> str:
+    """a - b's unit: percent of b, or the metric's own (a difference of percents is in
+    percentage points)."""
+    if check.relative:
+        return " %"
+    unit = _unit(check.metric)
+    return " points" if unit == " %" else unit
 
 
 def field_value(experiment: dict[str, Any], dotted: str) -> Any:  # noqa: ANN401 - any YAML
@@ -111,6 +135,14 @@ def selects(data: PointData, selector: dict[str, Any]) -> bool:
     return True
 
 
+def pair_key(data: PointData) -> Hashable:
+    """What pairs a run with another configuration's: the seed its draws came from (an
+    experiment's repetition k runs with seed + k - 1 in every configuration), or its
+    repetition number where the manifest has no seed."""
+    seed = data.point.manifest.get("experiment", {}).get("seed")
+    return f"seed {seed}" if seed is not None else f"repetition {data.point.repetition}"
+
+
 def requests_of(data: PointData, subset: Requests | None) -> pd.DataFrame:
     """The completed web requests of a point inside subset."""
     web = data.web
@@ -125,11 +157,9 @@ def requests_of(data: PointData, subset: Requests | None) -> pd.DataFrame:
     return web[keep]
 
 
-def metric_value(
-    data: PointData, summary_row: pd.Series, metric: str, subset: Requests | None
-) -> float:
-    if subset is None:
-        return float(summary_row[metric])
+def subset_value(data: PointData, metric: str, subset: Requests) -> float:
+    """A web metric over a requests subset of a point: a response-time percentile, or the
+    count of requests_ok."""
     requests = requests_of(data, subset)
     if metric == "requests_ok":
         return float(len(requests))
@@ -145,37 +175,56 @@ class Row:
     a: str
     b: str
     measured: str
+    runs: str
     expected: str
+    reason: str
     verdict: str
 
 
 class Evaluator:
-    """Checks against one report's points and summary (one row per point, same order)."""
+    """Checks against one report's points and summary (one row per point, same order;
+    without a summary, each point's row is computed when a check needs it)."""
 
-    def __init__(self, datas: list[PointData], summary: pd.DataFrame) -> None:
+    def __init__(self, datas: list[PointData], summary: pd.DataFrame | None = None) -> None:
         self.datas = datas
-        self.rows = {d.point.name: summary.iloc[i] for i, d in enumerate(datas)}
+        self.rows: dict[str, pd.Series] = (
+            {d.point.name: summary.iloc[i] for i, d in enumerate(datas)}
+            if summary is not None
+            else {}
+        )
+
+    def value(self, data: PointData, metric: str, subset: Requests | None) -> float:
+        """The metric of a point: from its summary row (computed here, once, without the
+        report's summary), or over a requests subset from its own requests."""
+        if subset is not None:
+            return subset_value(data, metric, subset)
+        name = data.point.name
+        if name not in self.rows:
+            self.rows[name] = pd.Series(summary_row(data))
+        return float(self.rows[name][metric])
+
+    def selected(self, where: dict[str, Any], selector: dict[str, Any]) -> list[PointData]:
+        return [d for d in self.datas if selects(d, where) and selects(d, selector)]
 
     def side(
-        self, check: Check, where: dict[str, Any], selector: dict[str, Any], subset: Requests | None
+        self, metric: str, where: dict[str, Any], selector: dict[str, Any], subset: Requests | None
     ) -> Side:
-        values = [
-            metric_value(d, self.rows[d.point.name], check.metric, subset)
-            for d in self.datas
-            if selects(d, where) and selects(d, selector)
+        """The metric of each selected run, keyed for pairing."""
+        runs = [
+            Run(pair_key(d), self.value(d, metric, subset)) for d in self.selected(where, selector)
         ]
-        return Side([v for v in values if not math.isnan(v)])
+        return Side([r for r in runs if not math.isnan(r.value)])
 
-    def pooled(
+    def percentiles(
         self, where: dict[str, Any], selector: dict[str, Any], subset: Requests | None
-    ) -> np.ndarray:
-        """Response times (ms) of every matching point's completed requests, together."""
-        frames = [
-            requests_of(d, subset)["response_time_ms"]
-            for d in self.datas
-            if selects(d, where) and selects(d, selector)
-        ]
-        return pd.concat(frames).to_numpy() if frames else np.array([])
+    ) -> list[tuple[Hashable, np.ndarray]]:
+        """Each selected run's response-time percentiles (CROSSOVER_PERCENTILES), in ms."""
+        found = []
+        for data in self.selected(where, selector):
+            times = requests_of(data, subset)["response_time_ms"]
+            if len(times):
+                found.append((pair_key(data), np.percentile(times, CROSSOVER_PERCENTILES)))
+        return found
 
     def groups(self, check: Check) -> list[dict[str, Any]]:
         """The `where` of each instance of the check: one per for_each value combination."""
@@ -224,128 +273,205 @@ def _subset_text(subset: Requests) -> str:
     return " ".join(parts) or "all replies"
 
 
-def _separated(a: Side, b: Side, below: bool) -> bool:
-    """Every repetition of a is below (or above) every one of b; true with one point a side,
-    which has no spread to judge."""
-    if len(a.values) < 2 or len(b.values) < 2:
-        return True
-    return max(a.values) < min(b.values) if below else min(a.values) > max(b.values)
+def _no_data(check: Check, label: str) -> Row:
+    return Row("", label, "", "", "", "", "", check.reason, NO_DATA)
 
 
-def _direction(check: Check, a: Side, b: Side) -> tuple[str, str, str]:
-    """(measured, expected, verdict) of lower, higher, differ, same and at_most."""
-    change = 100 * (a.mean / b.mean - 1) if b.mean else math.inf
-    measured = f"{change:+.1f} %"
-    p = check.percent
+def _expected(check: Check, unit: str) -> str:
+    """What the verdict asks of the interval, in words."""
+    t = f"{check.threshold:g}{unit}"
+    sure, bounded = level_text(LEVEL), level_text(EQUIVALENCE_LEVEL)
+    size = {"lower": f", estimate ≤ −{t}", "higher": f", estimate ≥ +{t}"}
+    if check.expect in size:
+        side = "<" if check.expect == "lower" else ">"
+        return f"a − b {side} 0 at {sure}" + (size[check.expect] if check.threshold else "")
+    if check.expect == "differ":
+        return f"a − b ≠ 0 at {sure}, estimate beyond ±{t}"
     if check.expect == "same":
-        return measured, f"within ±{p:g} %", REPRODUCED if abs(change) <= p else NOT
-    if check.expect == "at_most":
-        return measured, f"≤ +{p:g} %", REPRODUCED if change <= p else NOT
-    below = change <= -p
-    above = change >= p
-    if check.expect == "lower":
-        holds, separated, expected = below, _separated(a, b, True), f"≤ −{p:g} %"
-    elif check.expect == "higher":
-        holds, separated, expected = above, _separated(a, b, False), f"≥ +{p:g} %"
-    else:
-        holds = below or above
-        separated = _separated(a, b, below)
-        expected = f"≥ {p:g} % either way"
-    if not holds:
-        return measured, expected, NOT
-    return measured, expected, REPRODUCED if separated else PARTLY
+        return f"{bounded} interval within ±{t}"
+    return f"{bounded} interval ≤ +{t}"  # at_most
 
 
-def _crossover(a: np.ndarray, b: np.ndarray) -> tuple[str, bool]:
-    qa = np.percentile(a, CROSSOVER_PERCENTILES)
-    qb = np.percentile(b, CROSSOVER_PERCENTILES)
-    relative = qa / qb - 1
-    faster = [
-        f"p{q}"
-        for q, r in zip(CROSSOVER_PERCENTILES, relative, strict=True)
-        if r < -CROSSOVER_MARGIN
-    ]
-    slower = [
-        f"p{q}"
-        for q, r in zip(CROSSOVER_PERCENTILES, relative, strict=True)
-        if r > CROSSOVER_MARGIN
-    ]
-    shown = ", ".join(
-        f"p{q} {100 * r:+.0f} %"
-        for q, r in zip(CROSSOVER_PERCENTILES, relative, strict=True)
-        if q in (10, 50, 90, 99)
-    )
-    where = f"a faster at {len(faster)}, slower at {len(slower)} of {len(relative)} percentiles"
-    return f"{shown}; {where}", bool(faster and slower)
+def _judge(check: Check, interval: Interval) -> str:
+    if check.expect in ("lower", "higher"):
+        return verdicts.direction(interval, 1 if check.expect == "higher" else -1, check.threshold)
+    if check.expect == "differ":
+        return verdicts.differ(interval, check.threshold)
+    if check.expect == "same":
+        return verdicts.inside(interval, -check.threshold, check.threshold)
+    return verdicts.inside(interval, -math.inf, check.threshold)  # at_most
 
 
-def evaluate_check(evaluator: Evaluator, check: Check, where: dict[str, Any]) -> Row:
+def _consistently(a: Side, b: Side, check: Check) -> str:
+    """For an equivalence or a bound: the direction a 95 % interval still shows, which a
+    margin would otherwise hide."""
+    wide = difference(a.runs, b.runs, check.relative, LEVEL)
+    if not wide.known or wide.low <= 0 <= wide.high:
+        return ""
+    direction = "lower" if wide.high < 0 else "higher"
+    return f"; a consistently {direction} ({wide.text(_difference_unit(check))})"
+
+
+def _comparison(evaluator: Evaluator, check: Check, where: dict[str, Any]) -> tuple[Row, Interval]:
+    """lower, higher, differ, same and at_most: a - b over the runs, and its verdict."""
     label = _label(check, where)
-    if check.expect == "crossover":
-        a = evaluator.pooled(where, check.a, check.requests)
-        b = evaluator.pooled(where, check.b, check.requests)
-        if not len(a) or not len(b):
-            return Row("", label, "", "", "", "the distributions cross", NO_DATA)
-        measured, crosses = _crossover(a, b)
-        return Row(
-            "",
-            label,
-            f"median {_number(float(np.median(a)))} ms",
-            f"median {_number(float(np.median(b)))} ms",
-            measured,
-            "each faster on part of the distribution",
-            REPRODUCED if crosses else NOT,
-        )
-    if check.expect == "larger_gain":
-        return _larger_gain(evaluator, check, where, label)
-    a = evaluator.side(check, where, check.a, check.requests)
-    b = evaluator.side(check, where, check.b, check.requests) if check.b else None
-    unit = _unit(check.metric)
-    if not a.values or (check.b and (b is None or not b.values)):
-        return Row("", label, "", "", "", "", NO_DATA)
-    if check.expect == "about":
-        assert check.about is not None and check.within is not None
-        value = a.mean - b.mean if b is not None else a.mean
-        measured = f"{value:+.3g}{unit}" if b is not None else f"{value:.3g}{unit}"
-        expected = f"{'a − b ' if b is not None else ''}{check.about:g} ± {check.within:g}{unit}"
-        verdict = REPRODUCED if abs(value - check.about) <= check.within else NOT
-        return Row("", label, a.text(unit), b.text(unit) if b else "", measured, expected, verdict)
-    assert b is not None
-    measured, expected, verdict = _direction(check, a, b)
-    return Row("", label, a.text(unit), b.text(unit), measured, expected, verdict)
+    a = evaluator.side(check.metric, where, check.a, check.requests)
+    b = evaluator.side(check.metric, where, check.b, check.requests)
+    unit = _difference_unit(check)
+    bounded = check.expect in ("same", "at_most")
+    level = EQUIVALENCE_LEVEL if bounded else LEVEL
+    if not a.runs or not b.runs:
+        return _no_data(check, label), Interval(math.nan, math.nan, math.nan, level, (0,), False)
+    interval = difference(a.runs, b.runs, check.relative, level)
+    measured = interval.text(unit) + (_consistently(a, b, check) if bounded else "")
+    side_unit = _unit(check.metric)
+    row = Row(
+        "",
+        label,
+        a.text(side_unit),
+        b.text(side_unit),
+        measured,
+        interval.runs_text,
+        _expected(check, unit),
+        check.reason,
+        _judge(check, interval),
+    )
+    return row, interval
 
 
-def _larger_gain(evaluator: Evaluator, check: Check, where: dict[str, Any], label: str) -> Row:
-    gains = []
-    for subset in (check.requests, check.versus):
-        a = evaluator.side(check, where, check.a, subset)
-        b = evaluator.side(check, where, check.b, subset)
-        if not a.values or not b.values:
-            return Row("", label, "", "", "", "", NO_DATA)
-        gains.append((b.mean - a.mean, subset))
-    (gain, subset), (gain_versus, versus) = gains
+def _about(evaluator: Evaluator, check: Check, where: dict[str, Any]) -> Row:
+    """a's mean (or a - b, with b) within `within` of `about`, by its 90 % interval."""
+    assert check.about is not None and check.within is not None
+    label = _label(check, where)
+    a = evaluator.side(check.metric, where, check.a, check.requests)
+    b = evaluator.side(check.metric, where, check.b, check.requests) if check.b else None
+    if not a.runs or (b is not None and not b.runs):
+        return _no_data(check, label)
     unit = _unit(check.metric)
-    assert subset is not None and versus is not None
+    if b is None:
+        interval = mean_interval(a.values, EQUIVALENCE_LEVEL)
+        what, shown_unit = "a", unit
+    else:
+        interval = difference(a.runs, b.runs, False, EQUIVALENCE_LEVEL)
+        what, shown_unit = "a − b", _difference_unit(check)
+    low, high = check.about - check.within, check.about + check.within
     return Row(
         "",
         label,
-        f"b − a {gain:+.0f}{unit} ({_subset_text(subset)})",
-        f"b − a {gain_versus:+.0f}{unit} ({_subset_text(versus)})",
-        f"{gain - gain_versus:+.0f}{unit}",
-        "a's gain larger in the first subset",
-        REPRODUCED if gain > 0 and gain > gain_versus else NOT,
+        a.text(unit),
+        b.text(unit) if b is not None else "",
+        interval.text(shown_unit, signed=b is not None),
+        interval.runs_text,
+        f"{level_text(EQUIVALENCE_LEVEL)} interval of {what} within"
+        f" {low:g} to {high:g}{shown_unit}".replace("-", "−"),
+        check.reason,
+        verdicts.inside(interval, low, high),
     )
 
 
-def claim_verdict(verdicts: list[str]) -> str:
-    judged = [v for v in verdicts if v != NO_DATA]
-    if not judged:
-        return NO_DATA
-    if all(v == REPRODUCED for v in judged):
-        return REPRODUCED
-    if all(v == NOT for v in judged):
-        return NOT
-    return PARTLY
+def _percentile_intervals(
+    a: list[tuple[Hashable, np.ndarray]], b: list[tuple[Hashable, np.ndarray]]
+) -> list[Interval]:
+    """Per crossover percentile: a - b in percent of b, run by run where the runs pair."""
+    return [
+        difference(
+            [Run(key, float(q[j])) for key, q in a],
+            [Run(key, float(q[j])) for key, q in b],
+            relative=True,
+        )
+        for j in range(len(CROSSOVER_PERCENTILES))
+    ]
+
+
+def _crossover(evaluator: Evaluator, check: Check, where: dict[str, Any]) -> Row:
+    label = _label(check, where)
+    a = evaluator.percentiles(where, check.a, check.requests)
+    b = evaluator.percentiles(where, check.b, check.requests)
+    if not a or not b:
+        return _no_data(check, label)
+    intervals = _percentile_intervals(a, b)
+    verdict, faster, slower = verdicts.crossover(intervals)
+    median = CROSSOVER_PERCENTILES.index(50)
+    shown = "; ".join(
+        f"p{q} {i.text(' %')}"
+        for q, i in zip(CROSSOVER_PERCENTILES, intervals, strict=True)
+        if q in SHOWN_PERCENTILES
+    )
+    count = len(CROSSOVER_PERCENTILES)
+    each = verdicts.CROSSOVER_PERCENTILES_EACH_WAY
+    return Row(
+        "",
+        label,
+        "median " + Side([Run(k, float(q[median])) for k, q in a]).text(" ms"),
+        "median " + Side([Run(k, float(q[median])) for k, q in b]).text(" ms"),
+        f"{shown}; a faster at {faster}, slower at {slower} of {count} percentiles",
+        intervals[0].runs_text,
+        f"a faster at ≥ {each} and slower at ≥ {each} percentiles ({level_text(LEVEL)} intervals)",
+        check.reason,
+        verdict,
+    )
+
+
+def _gains(
+    evaluator: Evaluator, check: Check, where: dict[str, Any], subset: Requests | None
+) -> Side:
+    """a's gain over b in each pair of runs: b - a, or 100 (b - a) / b; none unpaired."""
+    a = evaluator.side(check.metric, where, check.a, subset)
+    b = evaluator.side(check.metric, where, check.b, subset)
+    matched = pairs(a.runs, b.runs)
+    if matched is None:
+        return Side([])
+    gains = [Run(r.key, -r.value) for r in paired_differences(matched, check.relative)]
+    return Side([r for r in gains if math.isfinite(r.value)])
+
+
+def _condition_text(subset: Requests | None, where: dict[str, Any]) -> str:
+    parts = [_subset_text(subset)] if subset is not None else []
+    parts += [f"{k.rsplit('.', 1)[-1]}={value_text(v)}" for k, v in where.items()]
+    return ", ".join(parts) or "all"
+
+
+def _larger_gain(evaluator: Evaluator, check: Check, where: dict[str, Any]) -> Row:
+    """a's gain over b, run by run, larger under the check's condition than under versus."""
+    label = _label(check, where)
+    versus_where = {**where, **check.versus_where}
+    versus = check.versus if check.versus is not None else check.requests
+    selections = ((where, check.requests), (versus_where, versus))
+    if not all(
+        evaluator.side(check.metric, w, side, subset).runs
+        for w, subset in selections
+        for side in (check.a, check.b)
+    ):
+        return _no_data(check, label)
+    gain = _gains(evaluator, check, where, check.requests)
+    gain_versus = _gains(evaluator, check, versus_where, versus)
+    unit = _difference_unit(check)
+    interval = difference(gain.runs, gain_versus.runs, relative=False)
+    unpaired = "n/a (the runs do not pair)"
+    return Row(
+        "",
+        label,
+        f"gain {gain.text(unit) if gain.runs else unpaired}"
+        f" ({_condition_text(check.requests, {})})",
+        f"gain {gain_versus.text(unit) if gain_versus.runs else unpaired}"
+        f" ({_condition_text(versus, check.versus_where)})",
+        interval.text(unit),
+        interval.runs_text,
+        f"gain − gain versus > 0 at {level_text(LEVEL)}"
+        + (f", estimate ≥ +{check.threshold:g}{unit}" if check.threshold else ""),
+        check.reason,
+        verdicts.direction(interval, 1, check.threshold),
+    )
+
+
+def evaluate_check(evaluator: Evaluator, check: Check, where: dict[str, Any]) -> Row:
+    if check.expect == "crossover":
+        return _crossover(evaluator, check, where)
+    if check.expect == "larger_gain":
+        return _larger_gain(evaluator, check, where)
+    if check.expect == "about":
+        return _about(evaluator, check, where)
+    return _comparison(evaluator, check, where)[0]
 
 
 def check_metric(check: Check, where: str) -> None:
@@ -400,7 +526,65 @@ def as_text(table: pd.DataFrame) -> str:
                 lines.append(f"    ({row['note']})")
             continue
         detail = f"a {row['a']} | b {row['b']} | {row['measured']}" if row["a"] else ""
+        if row["runs"]:
+            detail += f" ({row['runs']})"
         lines.append(f"  - {row['verdict']}: {row['check']}: {detail}".rstrip(": "))
         if row["expected"]:
             lines[-1] += f" (expected {row['expected']})"
     return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One comparison of a with b: the interval of a - b its verdict was decided on (in
+    percent of b, unless `by` was given; 95 %, or 90 % for same and at_most), whose
+    `sizes` and `paired` say how many runs and whether run by run, and the verdict."""
+
+    difference: Interval
+    verdict: str
+    row: Row  # the findings table's row for it
+
+
+def _datas(results: Path | Sequence[PointData]) -> list[PointData]:
+    if isinstance(results, Path):
+        return [load_point(p) for p in load_results(results, results.name) if p.status == "ok"]
+    return list(results)
+
+
+def compare(
+    results: Path | Sequence[PointData],
+    a: dict[str, Any],
+    b: dict[str, Any],
+    metric: str,
+    *,
+    requests: Requests | None = None,
+    where: dict[str, Any] | None = None,
+    expect: Expect = "lower",
+    percent: float | None = None,
+    reason: str = "",
+) -> Comparison:
+    """a against b on metric (a summary column, or a response-time percentile over a
+    requests subset such as Requests(reply_bytes_up_to=10_000)) in a results folder (or
+    its loaded points), judged as a check `expect`s: lower, higher, differ, same or
+    at_most, with percent its threshold or margin (reason: where it comes from).
+
+        compare(Path("results/demo"), {"topology.right_to_left_aqm.discipline": "red"},
+                {"topology.right_to_left_aqm.discipline": "droptail"},
+                "response_time_median_ms", requests=Requests(reply_bytes_up_to=10_000))
+    """
+    check = Check(
+        metric=metric,
+        a=a,
+        b=b,
+        where=where or {},
+        requests=requests,
+        expect=expect,
+        percent=percent,
+        reason=reason,
+    )
+    if expect in ("about", "crossover", "larger_gain"):
+        raise FindingsError(f"compare: expect {expect} is not a comparison of a with b")
+    check_metric(check, "compare")
+    datas = _datas(results)
+    row, interval = _comparison(Evaluator(datas), check, check.where)
+    return Comparison(interval, row.verdict, row)

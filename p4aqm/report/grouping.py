@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from p4aqm.report.labels import aqm_labels, is_aqm
 from p4aqm.report.load import Point
 
 LOAD_AXIS = "traffic.web.load_percent"
@@ -65,9 +66,22 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "_"
 
 
+def _aqm_value_labels(points: list[Point]) -> dict[tuple[str, str], str]:
+    """(sweep key, value text) -> human label, for every swept AQM."""
+    labels = {}
+    keys = dict.fromkeys(k for p in points for k, v in p.sweep.items() if is_aqm(v))
+    for key in keys:
+        values = {value_text(p.sweep[key]): p.sweep[key] for p in points if key in p.sweep}
+        for text, label in zip(values, aqm_labels(list(values.values())), strict=True):
+            labels[key, text] = label
+    return labels
+
+
 class Labeller:
     """Labels for one report's points: sweep keys by their last part unless two would read
-    alike, and the results folder's name first when there are several folders."""
+    alike, swept AQMs by their human labels (p4aqm/report/labels.py; with their key only
+    when both directions' AQMs are swept), and the results folder's name first when there
+    are several folders."""
 
     def __init__(self, points: list[Point]) -> None:
         keys = list(dict.fromkeys(k for p in points for k in p.sweep))
@@ -75,12 +89,21 @@ class Labeller:
         self.short = {k: s if last.count(s) == 1 else k for k, s in zip(keys, last, strict=True)}
         self.sources = list(dict.fromkeys(p.source for p in points))
         self.experiment = next((p.experiment_name for p in points if p.experiment_name), "")
+        self.aqm_values = _aqm_value_labels(points)
+        self.aqm_keys = {k for k, _ in self.aqm_values}
 
     def key_name(self, key: str) -> str:
         return self.short.get(key, key)
 
+    def value(self, key: str, text: str) -> str:
+        """One sweep value as a label shows it."""
+        if (key, text) not in self.aqm_values:
+            return f"{self.key_name(key)}={text}"
+        label = self.aqm_values[key, text]
+        return label if len(self.aqm_keys) == 1 else f"{self.key_name(key)}: {label}"
+
     def values(self, items: tuple[tuple[str, str], ...]) -> str:
-        return ", ".join(f"{self.key_name(k)}={v}" for k, v in items)
+        return ", ".join(self.value(k, v) for k, v in items)
 
     def label(self, key: SweepKey) -> str:
         """A curve's label: the folder (when several) and the sweep values of key."""

@@ -30,6 +30,10 @@ figure { margin: 1em 0 2em; } figure img { max-width: 100%; height: auto; }
 figcaption { color: #444; font-size: 14px; max-width: 60em; }
 .failed { color: #a00; }
 tr.claim td { background: #eef3fb; font-weight: 600; white-space: normal; }
+td.reproduced { color: #060; } td.not-reproduced { color: #a00; }
+td.inconclusive { color: #8a5a00; } td.no-data { color: #777; }
+td.reason { white-space: normal; text-align: left; min-width: 14em; color: #555;
+            font-size: 12px; }
 td.wrap { white-space: normal; text-align: left; min-width: 14em; }
 dt { font-weight: 600; } dd { margin: 0 0 0.6em 1.5em; max-width: 60em; }
 """
@@ -70,6 +74,7 @@ class Report:
     repetitions: Table | None
     queues: list[FigureFile]
     drops: Table | None
+    fidelity: Table
     points: list[PointSection]
     findings: pd.DataFrame | None = None  # p4aqm/report/findings.py's table
 
@@ -137,34 +142,62 @@ def _point(section: PointSection) -> str:
     return "".join(parts)
 
 
+def _verdict_cell(verdict: str) -> str:
+    """A verdict, coloured by its class (reproduced, not-reproduced, inconclusive, no-data)."""
+    return f'<td class="text {verdict.replace(" ", "-")}">{html.escape(verdict)}</td>'
+
+
 def _findings(frame: pd.DataFrame) -> str:
-    """A row per claim (its verdict and what differs in our setup), its checks below it."""
-    head = "".join(
-        f'<th class="text">{html.escape(h)}</th>'
-        for c, h in FINDINGS_COLUMNS.items()
-        if c not in ("claim", "note")
-    )
-    width = len(FINDINGS_COLUMNS) - 2
+    """A row per claim (its verdict and what differs in our setup), its checks below it,
+    after a paragraph on how the verdicts are decided (p4aqm/report/verdicts.py)."""
+    shown = [c for c in FINDINGS_COLUMNS if c not in ("claim", "note")]
+    head = "".join(f'<th class="text">{html.escape(FINDINGS_COLUMNS[c])}</th>' for c in shown)
     rows = []
     for _, row in frame.iterrows():
         if row["claim"]:
             note = f"<br><i>{html.escape(row['note'])}</i>" if row["note"] else ""
             rows.append(
-                f'<tr class="claim"><td class="wrap" colspan="{width - 1}">'
-                f"{html.escape(row['claim'])}{note}</td>"
-                f'<td class="text">{html.escape(row["verdict"])}</td></tr>\n'
+                f'<tr class="claim"><td class="wrap" colspan="{len(shown) - 1}">'
+                f"{html.escape(row['claim'])}{note}</td>{_verdict_cell(row['verdict'])}</tr>\n"
             )
             continue
         cells = "".join(
-            f'<td class="wrap">{html.escape(row[c])}</td>'
-            for c in FINDINGS_COLUMNS
-            if c not in ("claim", "note")
+            _verdict_cell(row[c])
+            if c == "verdict"
+            else f'<td class="{"reason" if c == "reason" else "wrap"}">{html.escape(row[c])}</td>'
+            for c in shown
         )
         rows.append(f"<tr>{cells}</tr>\n")
     return (
+        "<p>a − b is taken run by run where the two sides' runs share seeds (paired: the"
+        " same repetition of one experiment), else between the sides' means (unpaired,"
+        " Welch), with its t interval over runs, never over requests. Reproduced: the"
+        " interval settles the claim (a direction: 95 % interval on the claimed side of"
+        " zero and the estimate beyond the threshold; the same, at most, about: 90 %"
+        " interval inside the margin); not reproduced: it excludes the claim; else"
+        " inconclusive, as is every check with one run a side. A claim is reproduced when"
+        " all its checks with data are, not reproduced when any is not.</p>\n"
         f'<div class="scroll"><table><tr>{head}</tr>\n{"".join(rows)}</table></div>'
         '<p><a href="findings.csv">data (CSV)</a></p>\n'
     )
+
+
+def _navigation(report: Report) -> str:
+    sections = [("summary", "Summary")]
+    if report.problems:
+        sections.append(("failed", "Failed points"))
+    sections += [
+        ("response-times", "Response times"),
+        ("comparisons", "Comparisons"),
+        ("queues", "Queues, drops and marks"),
+        ("fidelity", "Fidelity"),
+        ("points", "Points"),
+        ("definitions", "Definitions"),
+    ]
+    if report.findings is not None:
+        sections.append(("findings", "Findings"))
+    links = "".join(f'<a href="#{anchor}">{title}</a>' for anchor, title in sections)
+    return f"<nav>{links}</nav>\n"
 
 
 def render(report: Report) -> str:
@@ -176,27 +209,13 @@ def render(report: Report) -> str:
             if isinstance(git := section.point.manifest.get("git"), dict)
         }
     )
-    sections = [("summary", "Summary")]
-    if report.problems:
-        sections.append(("failed", "Failed points"))
-    sections += [
-        ("response-times", "Response times"),
-        ("comparisons", "Comparisons"),
-        ("queues", "Queues, drops and marks"),
-        ("points", "Points"),
-        ("definitions", "Definitions"),
-    ]
-    if report.findings is not None:
-        sections.append(("findings", "Findings"))
     body = [
         f"<h1>{html.escape(report.title)}</h1>\n",
         f'<p class="meta">Results: {html.escape(sources)}. '
         f"{len(report.points)} point(s) with results, {len(report.problems)} without. "
         f"Git: {html.escape(', '.join(commits) or 'n/a')}. "
         f"Written {time.strftime('%Y-%m-%d %H:%M:%S %Z')} by p4aqm report.</p>\n",
-        "<nav>"
-        + "".join(f'<a href="#{anchor}">{title}</a>' for anchor, title in sections)
-        + "</nav>\n",
+        _navigation(report),
         '<h2 id="summary">Summary</h2>\n',
         _table(report.summary),
     ]
@@ -216,6 +235,15 @@ def render(report: Report) -> str:
         body.append(_table(report.drops))
     else:
         body.append("<p>No queue monitor (no AQM on either bottleneck direction).</p>")
+    body += [
+        '<h2 id="fidelity">Fidelity</h2>\n<p>How faithful each point\'s emulation was, over'
+        " its traffic period: how much later than scheduled the routers' links sent packets"
+        " (the worst router), how late the web users' pages started, the queue monitor's"
+        " losses, the CPU of the point's processes and the machine's. A point outside the"
+        " bounds (experiments/README.md) keeps its results everywhere else; it is marked"
+        " here and in the summary.</p>\n",
+        _table(report.fidelity),
+    ]
     body.append('<h2 id="points">Points</h2>\n')
     body.append(
         "<p>"

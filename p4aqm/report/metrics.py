@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from p4aqm.report.grouping import Labeller, SweepKey, sweep_key, table_value, value_text
+from p4aqm.report.intervals import mean_interval
 from p4aqm.report.load import PointData, Queue
 from p4aqm.schema import Column, counter_column, counter_of
 from p4aqm.traffic.cbr import summarize
@@ -252,14 +253,25 @@ def summary_table(datas: list[PointData]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
+def _ci95_low(values: pd.Series) -> float:
+    return mean_interval(values.dropna().to_list()).low
+
+
+def _ci95_high(values: pd.Series) -> float:
+    return mean_interval(values.dropna().to_list()).high
+
+
 def _spread(frame: pd.DataFrame, group_columns: list[str], metrics: list[str]) -> pd.DataFrame:
-    """Mean, std, min and max of each metric over the rows of each group, in long form
-    (group by group), leaving out the metrics a group has no value of."""
+    """Mean, its 95 % confidence interval over the runs (Student t: p4aqm/report/
+    intervals.py; NaN for one run), std, min and max of each metric over the rows of each
+    group, in long form (group by group), leaving out the metrics a group has no value of."""
     stats = frame.groupby(group_columns, sort=False)[metrics].agg(
-        ["count", "mean", "std", "min", "max"]
+        ["count", "mean", _ci95_low, _ci95_high, "std", "min", "max"]
     )
     spread = stats.stack(level=0).rename_axis([*group_columns, "metric"]).reset_index()
-    spread = spread.rename(columns={"count": "repetitions"})
+    spread = spread.rename(
+        columns={"count": "repetitions", "_ci95_low": "ci95_low", "_ci95_high": "ci95_high"}
+    )
     return spread[spread["repetitions"] > 0].reset_index(drop=True)
 
 
@@ -267,7 +279,8 @@ def repetition_table(
     datas: list[PointData], summary: pd.DataFrame, labeller: Labeller
 ) -> pd.DataFrame:
     """For each configuration run more than once (points that differ only in their
-    repetition): every metric's mean, std, min and max over the repetitions."""
+    repetition): every metric's mean with its 95 % interval, std, min and max over the
+    repetitions."""
     keys = [sweep_key(d.point) for d in datas]
     repeated = [keys.count(k) > 1 for k in keys]
     if not any(repeated):
@@ -291,7 +304,7 @@ def axis_table(
     datas: list[PointData], summary: pd.DataFrame, labeller: Labeller, axis: str
 ) -> pd.DataFrame:
     """The COMPARED metrics against one sweep axis: per series (the other sweep values)
-    and axis value, mean, std, min and max over repetitions."""
+    and axis value, mean with its 95 % interval, std, min and max over repetitions."""
     on_axis = [axis in d.point.sweep for d in datas]
     series: list[SweepKey] = [
         sweep_key(d.point, frozenset({axis})) for d, on in zip(datas, on_axis, strict=True) if on

@@ -1,11 +1,13 @@
-"""`p4aqm clean`: remove every namespace, veth and process that p4aqm's topologies and
-test networks started, including those of runs killed with SIGKILL; nothing else."""
+"""`p4aqm clean`: remove every namespace, veth, cgroup and process that p4aqm's
+topologies, points' sandboxes and test networks started, including those of runs killed
+with SIGKILL; nothing else."""
 
 import argparse
 import sys
 
 from p4aqm.topology.netlab import NAMESPACE_PREFIX, remove_stale_namespaces
 from p4aqm.topology.registry import REGISTRY_DIR, clean, records
+from p4aqm.topology.sandbox import SANDBOX_PREFIX, remove_stale_sandboxes
 
 
 def main(argv: list[str]) -> int:
@@ -21,9 +23,11 @@ def main(argv: list[str]) -> int:
         print(f"topology {record.name} ({record.run_dir}): removed {len(removed)}")
         for line in removed:
             print(f"  {line}")
+    for line in remove_stale_sandboxes():
+        print(f"  {line}")
     remove_stale_namespaces()
     print(
-        f"p4aqm clean: {len(found)} topologies from {REGISTRY_DIR}; test namespaces"
-        f" {NAMESPACE_PREFIX}* of finished runs removed"
+        f"p4aqm clean: {len(found)} topologies from {REGISTRY_DIR}; point sandboxes"
+        f" {SANDBOX_PREFIX}* and test namespaces {NAMESPACE_PREFIX}* of finished runs removed"
     )
     return 0

@@ -43,7 +43,13 @@ from p4aqm.controller.router import Router
 from p4aqm.topology.host_tcp import OFFLOADS, HostTcp, allow_congestion_controls, configure_host
 from p4aqm.topology.netem import netem_delay_command, require_netem
 from p4aqm.topology.p4switch import SIMPLE_SWITCH_GRPC, Bmv2Switch, P4AqmSwitch
-from p4aqm.topology.registry import OwnedProcess, TopologyRecord, netns_inode, records
+from p4aqm.topology.registry import (
+    OwnedProcess,
+    TopologyRecord,
+    current_netns,
+    netns_inode,
+    records,
+)
 from p4aqm.topology.registry import clean as clean_record
 
 REPO = Path(__file__).resolve().parents[2]
@@ -330,8 +336,9 @@ class Dumbbell:
         """Write the record `p4aqm clean` reads before anything exists; a record of the
         same name whose owner is gone is a killed run's: clean it first."""
         spec = self.spec
+        netns = current_netns()
         for old in records():
-            if old.name != spec.name_prefix:
+            if old.name != spec.name_prefix or old.netns != netns:
                 continue
             if old.owner.alive():
                 raise RuntimeError(
@@ -347,7 +354,9 @@ class Dumbbell:
             f"{spec.name_prefix}r{p.side}-eth{port}"
             for p, port in zip(self.plans.values(), ports, strict=True)
         ]
-        self.record = TopologyRecord(spec.name_prefix, owner, str(self.run_dir), interfaces)
+        self.record = TopologyRecord(
+            spec.name_prefix, owner, str(self.run_dir), interfaces, netns=netns
+        )
         self.record.save()
 
     def start(self) -> None:

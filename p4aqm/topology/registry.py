@@ -7,7 +7,10 @@ the record survives a SIGKILL of the process that built it. Each record names:
   kernel has since given to another program is never killed;
 - the network namespaces of its hosts, by inode: every process inside them is ours
   (the hosts' shells and whatever ran in them, such as traffic generators), and a
-  namespace disappears with its last process.
+  namespace disappears with its last process;
+- the named namespace it was built in (a point's sandbox: p4aqm/topology/sandbox.py),
+  or none for the root namespace: its interfaces are that namespace's, and two
+  topologies of the same name in different namespaces are different topologies.
 
 Nothing that is not in a record is touched.
 """
@@ -41,6 +44,20 @@ def netns_inode(pid: int) -> int | None:
     return int(link[link.index("[") + 1 : -1])
 
 
+def current_netns() -> str | None:
+    """The name (under /run/netns) of the namespace this process is in; None if it is
+    not a named one (the root namespace)."""
+    own = netns_inode(os.getpid())
+    netns_dir = Path("/run/netns")
+    if own is None or not netns_dir.is_dir():
+        return None
+    for path in netns_dir.iterdir():
+        with contextlib.suppress(OSError):
+            if path.stat().st_ino == own:
+                return path.name
+    return None
+
+
 @dataclass
 class OwnedProcess:
     pid: int
@@ -64,10 +81,12 @@ class TopologyRecord:
     interfaces: list[str] = field(default_factory=list)
     processes: list[OwnedProcess] = field(default_factory=list)
     namespaces: dict[str, int] = field(default_factory=dict)  # host name -> netns inode
+    netns: str | None = None  # the named namespace it was built in; None: the root's
 
     @property
     def path(self) -> Path:
-        return REGISTRY_DIR / f"{self.name}.json"
+        stem = f"{self.netns}.{self.name}" if self.netns else self.name
+        return REGISTRY_DIR / f"{stem}.json"
 
     def save(self) -> None:
         REGISTRY_DIR.mkdir(parents=True, exist_ok=True)
@@ -88,6 +107,7 @@ class TopologyRecord:
             interfaces=list(data["interfaces"]),
             processes=[OwnedProcess(**p) for p in data["processes"]],
             namespaces={k: int(v) for k, v in data["namespaces"].items()},
+            netns=data.get("netns"),
         )
 
 
@@ -116,8 +136,15 @@ def _kill(pid: int) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
-def _interface_exists(name: str) -> bool:
-    return Path(f"/sys/class/net/{name}").exists()
+def _delete_interface(name: str, netns: str | None) -> bool:
+    """Delete an interface of the root namespace or of a named one; true if it was there
+    (a deleted namespace took its interfaces with it)."""
+    where = ["-n", netns] if netns else []
+    shown = subprocess.run(["ip", *where, "link", "show", name], capture_output=True)
+    if shown.returncode != 0:
+        return False
+    subprocess.run(["ip", *where, "link", "del", name], capture_output=True)
+    return True
 
 
 def clean(record: TopologyRecord) -> list[str]:
@@ -143,8 +170,7 @@ def clean(record: TopologyRecord) -> list[str]:
             removed.append(f"process {pid} (in host {host})")
         time.sleep(0.02)
     for name in record.interfaces:
-        if _interface_exists(name):
-            subprocess.run(["ip", "link", "del", name], capture_output=True)
+        if _delete_interface(name, record.netns):
             removed.append(f"interface {name}")
     record.forget()
     return removed

@@ -5,6 +5,8 @@ Benchmarks are not tests: nothing here passes or fails; the numbers are for the 
 
 import compile_time
 import dumbbell_cpu
+import experiment_throughput
+import fast_point
 import forwarding
 import generator_cpu
 import monitor_cost
@@ -69,6 +71,17 @@ def main() -> None:
 
     print(f"\n== {monitor_cost.title()}")
     for line in monitor_cost.report(monitor_cost.run()):
+        print(line)
+
+    print(
+        "\n== Experiment throughput: the demo's points one at a time (--jobs 1) and at once"
+        " (--jobs auto), with their fidelity and response times"
+    )
+    for line in experiment_throughput.report():
+        print(line)
+
+    print("\n== The demo's RED point at 100 Mbit/s: fidelity and CPU")
+    for line in fast_point.report():
         print(line)
 
 

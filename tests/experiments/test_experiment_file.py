@@ -45,6 +45,17 @@ def test_sweep_is_a_grid_of_named_points_with_repetitions(tmp_path: Path) -> Non
     assert users[90] > users[50] > 0
 
 
+def test_point_names_tell_swept_mappings_apart_by_every_value(tmp_path: Path) -> None:
+    buffers = """  topology.host_tcp:
+    - {congestion_control: reno, rmem_bytes: [4096, 32768, 32768]}
+    - {congestion_control: reno, rmem_bytes: [4096, 65536, 65536]}
+"""
+    text = GOOD.replace("repetitions: 2\n", "").split("sweep:")[0] + "sweep:\n" + buffers
+    _, points = load_experiment(write(tmp_path, text))
+    names = [p.name.split("_", 1)[1] for p in points]  # without the index
+    assert names == ["host_tcp-reno_4096-32768-32768", "host_tcp-reno_4096-65536-65536"]
+
+
 @pytest.mark.parametrize(
     ("change", "line", "named"),
     [
@@ -89,6 +100,30 @@ def test_dry_run_prints_the_points_and_their_time(tmp_path: Path) -> None:
     assert "p01_load_percent-50" in run.stdout and "p02_load_percent-80" in run.stdout
     assert "2 of 2 points to run" in run.stdout
     assert not (tmp_path / "out").exists()
+
+
+def test_dry_run_needs_no_results_folder_and_a_run_does() -> None:
+    dry = subprocess.run([P4AQM, "run", str(SMOKE), "--dry-run"], capture_output=True, text=True)
+    assert dry.returncode == 0 and "2 of 2 points to run" in dry.stdout, dry.stderr
+    run = subprocess.run([P4AQM, "run", str(SMOKE)], capture_output=True, text=True)
+    assert run.returncode == 2 and "-o/--output" in run.stderr and "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("jobs", ["0", "two", "-1"])
+def test_a_bad_jobs_count_is_refused_by_name(jobs: str, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    run = subprocess.run(
+        [P4AQM, "run", str(SMOKE), "-o", str(out), "--jobs", jobs], capture_output=True, text=True
+    )
+    assert run.returncode == 2 and "--jobs" in run.stderr and "Traceback" not in run.stderr
+    assert not out.exists()
+
+
+def test_jobs_are_refused_with_point_and_slurm(tmp_path: Path) -> None:
+    for extra in (["--point", "1"], ["--backend", "slurm"]):
+        command = [P4AQM, "run", str(SMOKE), "-o", str(tmp_path), "--jobs", "2", *extra]
+        run = subprocess.run(command, capture_output=True, text=True)
+        assert run.returncode == 2 and "--jobs runs points at once here" in run.stderr
 
 
 PROFILES = """profiles:

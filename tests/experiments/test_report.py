@@ -365,6 +365,10 @@ def test_repetitions_are_shown_with_their_spread(report: tuple[Path, Path]) -> N
     assert median["repetitions"] == 2
     assert median["mean"] == pytest.approx(both.mean())
     assert (median["min"], median["max"]) == pytest.approx((both.min(), both.max()))
+    # Two runs: the mean ± t(0.975, 1) standard errors.
+    half = 12.7062 * both.std(ddof=1) / np.sqrt(2)
+    interval = (median["ci95_low"], median["ci95_high"])
+    assert interval == pytest.approx((both.mean() - half, both.mean() + half), rel=1e-4)
     along = pd.read_csv(out / "figures" / "axis-traffic.web.load_percent.csv")
     at_50 = along[(along["metric"] == "response_time_median_ms") & (along["axis_value"] == 50)]
     assert at_50["repetitions"].tolist() == [2]
@@ -525,7 +529,7 @@ def test_findings_end_the_report_and_are_printed(
         "  - claim: More load, more utilisation\n    note: synthetic points\n    checks:\n"
         "      - metric: utilisation_server_to_client\n"
         "        a: {traffic.web.load_percent: 80}\n        b: {traffic.web.load_percent: 50}\n"
-        "        expect: higher\n        percent: 20\n"
+        "        expect: higher\n        percent: 20\n        reason: a test threshold\n"
         "      - metric: utilisation_server_to_client\n"
         "        a: {traffic.web.load_percent: 110}\n        b: {traffic.web.load_percent: 50}\n"
         "        expect: higher\n"
@@ -533,10 +537,11 @@ def test_findings_end_the_report_and_are_printed(
     out = tmp_path / "out"
     assert main([str(results), "-o", str(out), "--findings", str(claims)]) == 0
     printed = capsys.readouterr().out
-    assert "REPRODUCED: More load, more utilisation" in printed
+    # Load 80 ran once, so its one pair with load 50 gives no interval: inconclusive.
+    assert "INCONCLUSIVE: More load, more utilisation" in printed
     assert "no data" in printed  # no point ran at 110 %
     findings = pd.read_csv(out / "findings.csv", keep_default_na=False)
-    assert findings["verdict"].tolist() == ["reproduced", "reproduced", "no data"]
+    assert findings["verdict"].tolist() == ["inconclusive", "inconclusive", "no data"]
     assert findings.loc[1, "b"].endswith("n=2]")  # load 50 ran twice
     index = (out / "index.html").read_text()
     assert index.rindex('<h2 id="findings">') > index.rindex('<h2 id="definitions">')
@@ -550,7 +555,7 @@ def test_findings_with_an_unknown_metric_are_one_error_line(
     claims = tmp_path / "claims.yaml"
     claims.write_text(
         "name: synthetic\nduration_s: 10\nfindings:\n  - claim: c\n    checks:\n"
-        "      - {metric: speed, a: {seed: 1}, expect: about, about: 1, within: 1}\n"
+        "      - {metric: speed, a: {seed: 1}, expect: about, about: 1, within: 1, reason: r}\n"
     )
     assert main([str(results), "--findings", str(claims)]) == 2
     err = capsys.readouterr().err.strip()
@@ -619,5 +624,5 @@ def test_findings_come_from_the_points_manifests_by_default(
         path.write_text(json.dumps(manifest))
     capsys.readouterr()
     assert main([str(results), "-o", str(tmp_path / "out")]) == 0
-    assert "REPRODUCED: More load, more utilisation" in capsys.readouterr().out
+    assert "INCONCLUSIVE: More load, more utilisation" in capsys.readouterr().out
     assert (tmp_path / "out" / "findings.csv").exists()

@@ -50,18 +50,26 @@ def test_rerun_after_a_kill_runs_only_the_missing_points(
     results = tmp_path / "results"
     command = [P4AQM, "run", str(experiment), "-o", str(results)]
     run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    points = results / "points"
-    deadline = time.monotonic() + 120
-    while not (results / ".inflight").exists() or len(list(points.glob("*"))) < 1:
-        assert run.poll() is None, run.communicate()[0]
-        assert time.monotonic() < deadline, "the first point did not finish"
-        time.sleep(0.2)
-    first = next(points.iterdir())
-    time.sleep(4)  # well into the second point
-    assert len(list(points.iterdir())) == 1
-    run.send_signal(signal.SIGKILL)
-    run.wait()
-    subprocess.run([P4AQM, "clean"], capture_output=True, check=True)
+    try:
+        points = results / "points"
+        deadline = time.monotonic() + 120
+        while not (results / ".inflight").exists() or len(list(points.glob("*"))) < 1:
+            assert run.poll() is None, run.communicate()[0]
+            assert time.monotonic() < deadline, "the first point did not finish"
+            time.sleep(0.2)
+        first = next(points.iterdir())
+        time.sleep(4)  # well into the second point
+        assert len(list(points.iterdir())) == 1
+        status = subprocess.run([P4AQM, "status", str(results)], capture_output=True, text=True)
+        assert "1 done, 1 running, 1 not run" in status.stdout, status.stdout
+        run.send_signal(signal.SIGKILL)
+        run.wait()
+        status = subprocess.run([P4AQM, "status", str(results)], capture_output=True, text=True)
+        assert "1 done, 1 interrupted, 1 not run" in status.stdout, status.stdout
+    finally:
+        run.kill()  # whatever failed above, the run must not outlive the test
+        run.wait()
+        subprocess.run([P4AQM, "clean"], capture_output=True, check=True)
     before = digests(first)
     assert json.loads((first / "manifest.json").read_text())["status"] == "ok"
 

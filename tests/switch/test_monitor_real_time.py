@@ -46,8 +46,13 @@ SINK = (
     "import socket; s = socket.create_server(('0.0.0.0', 5001)); c, _ = s.accept()\n"
     "while c.recv(1 << 16): pass"
 )
+# It retries its connect: on a loaded machine the sink, started just before, may not be
+# listening yet (a refused connect once left a whole run without traffic).
 SOURCE = (
-    "import socket, sys, time; c = socket.create_connection(('10.0.2.1', 5001))\n"
+    "import socket, sys, time\n"
+    "for _ in range(100):\n"
+    "    try: c = socket.create_connection(('10.0.2.1', 5001)); break\n"
+    "    except ConnectionRefusedError: time.sleep(0.1)\n"
     "end = time.monotonic() + float(sys.argv[1])\n"
     "while time.monotonic() < end: c.sendall(bytes(1 << 16))"
 )

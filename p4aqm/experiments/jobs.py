@@ -1,0 +1,258 @@
+"""`p4aqm run --jobs N|auto`: several points at once on this machine.
+
+Each point runs as `p4aqm run EXP -o RESULTS --point K` in a sandbox of its own (a
+network namespace holding its whole topology, and a cgroup: p4aqm/topology/sandbox.py),
+so the points' interfaces, addresses and gRPC ports never meet. The child writes its
+point as a sequential run does (RESULTS/.inflight/NAME, renamed to RESULTS/points/NAME
+with its manifest), and its output goes to the point's run.log. A child that dies
+without its manifest (killed) is recorded here as a failed point, its partial files
+dropped; its sandbox is removed with whatever still ran in it. Every child gets SIGKILL
+from the kernel if this process dies, and `p4aqm clean` removes their sandboxes.
+
+`--jobs auto` starts points while, by the CPU the running points measurably use, one
+more fits in AUTO_CPU_SHARE of the machine's cores and the machine is less busy than
+that; a point that ends outside its fidelity bounds (p4aqm/experiments/fidelity.py)
+lowers the number that may run at once for the rest of the run.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+
+from p4aqm.experiments.fidelity import read_fidelity
+from p4aqm.experiments.manifest import point_manifest
+from p4aqm.experiments.spec import Point
+from p4aqm.topology.sandbox import Sandbox
+
+# --jobs auto keeps the points' measured CPU, and the machine's busy share, under this
+# share of its cores: the rest is headroom for bursts and for the kernel's own packet
+# work that no cgroup is charged with.
+AUTO_CPU_SHARE = 0.75
+# A point's CPU is estimated once it has run this long (bring-up costs more than
+# running), over the last ESTIMATE_WINDOW_S.
+SETTLE_S = 15.0
+ESTIMATE_WINDOW_S = 5.0
+POLL_S = 0.5
+CHILD_STOP_S = 30.0  # after SIGTERM, a child tears its topology down within this
+
+
+@dataclass
+class Child:
+    point: Point
+    slot: int
+    sandbox: Sandbox
+    process: subprocess.Popen[bytes]
+    log: Path
+    started_ns: int
+    started_mono: float = field(default_factory=time.monotonic)
+    usage: list[tuple[float, int]] = field(default_factory=list)  # (monotonic s, CPU µs)
+
+    def sample(self) -> None:
+        if self.sandbox.cgroup.exists():
+            self.usage.append((time.monotonic(), self.sandbox.cgroup.usage_us()))
+
+    def cores(self) -> float | None:
+        """The point's CPU over the last ESTIMATE_WINDOW_S, once settled; None before."""
+        now = time.monotonic()
+        if now - self.started_mono < SETTLE_S or not self.usage:
+            return None
+        recent = [(t, u) for t, u in self.usage if now - t <= ESTIMATE_WINDOW_S + POLL_S]
+        if len(recent) < 2 or recent[-1][0] - recent[0][0] < ESTIMATE_WINDOW_S / 2:
+            return None
+        (t0, u0), (t1, u1) = recent[0], recent[-1]
+        return (u1 - u0) / 1e6 / (t1 - t0)
+
+
+class MachineBusy:
+    """The machine's CPU busy share between two calls of `share()`."""
+
+    def __init__(self) -> None:
+        self.last = self._ticks()
+
+    @staticmethod
+    def _ticks() -> tuple[int, int]:
+        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        return sum(fields) - fields[3] - fields[4], sum(fields)
+
+    def share(self) -> float:
+        busy, total = self._ticks()
+        (busy0, total0), self.last = self.last, (busy, total)
+        return (busy - busy0) / (total - total0) if total > total0 else 0.0
+
+
+class AutoJobs:
+    """How many points may run at once under --jobs auto."""
+
+    def __init__(self, cores: int) -> None:
+        self.cores = cores
+        self.cap: int | None = None  # lowered for good by a point outside its bounds
+        self.busy = MachineBusy()
+        self.last_busy = 0.0
+
+    def allows(self, children: list[Child]) -> bool:
+        if not children:
+            return True
+        estimates = [c for c in (child.cores() for child in children) if c is not None]
+        if len(estimates) < len(children):
+            return False  # wait until every running point's cost is known
+        if self.cap is not None and len(children) >= self.cap:
+            return False
+        per_point = max(estimates)
+        budget = AUTO_CPU_SHARE * self.cores
+        return (len(children) + 1) * per_point <= budget and self.last_busy <= AUTO_CPU_SHARE
+
+    def point_ended(self, outside_bounds: list[str], running_then: int) -> None:
+        if outside_bounds:
+            self.cap = max(1, min(self.cap or running_then, running_then - 1))
+
+    def tick(self) -> None:
+        self.last_busy = self.busy.share()
+
+
+def child_command(experiment: Path, results: Path, profile: str | None, index: int) -> list[str]:
+    p4aqm = str(Path(sys.executable).parent / "p4aqm")
+    command = [p4aqm, "run", str(experiment), "-o", str(results), "--point", str(index)]
+    return command + (["--profile", profile] if profile else [])
+
+
+def record_killed(child: Child, results: Path, source: Path) -> None:
+    """A child that died without its manifest: its point is recorded as failed."""
+    inflight = results / ".inflight" / child.point.name
+    shutil.rmtree(inflight, ignore_errors=True)
+    inflight.mkdir(parents=True)
+    code = child.process.returncode
+    why = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+    error = f"the point's process ended without a result ({why}); see run.log"
+    manifest = point_manifest(
+        child.point, source, child.started_ns, time.time_ns(), "failed", error, {}
+    )
+    (inflight / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str) + "\n")
+    final = results / "points" / child.point.name
+    final.parent.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(final, ignore_errors=True)
+    inflight.replace(final)
+
+
+def outcome_of(child: Child, results: Path, source: Path) -> tuple[str, list[str]]:
+    """After a child exits: its point's status and the fidelity bounds it ran outside."""
+    folder = results / "points" / child.point.name
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text())
+        fresh = manifest.get("started_ns", 0) >= child.started_ns
+    except (OSError, ValueError):
+        fresh = False
+    if not fresh:
+        record_killed(child, results, source)
+        manifest = json.loads((folder / "manifest.json").read_text())
+    if child.log.exists():
+        child.log.replace(folder / "run.log")
+    fidelity = read_fidelity(folder) or {}
+    status = manifest["status"]
+    error = manifest.get("error")
+    return (status if not error else f"{status}: {error}"), fidelity.get("outside_bounds", [])
+
+
+def cpu_count() -> int:
+    return len(os.sched_getaffinity(0))
+
+
+@dataclass
+class ConcurrentRun:
+    """Runs `todo` with at most `jobs` points at once (None: --jobs auto)."""
+
+    experiment: Path
+    results: Path
+    profile: str | None
+    jobs: int | None
+    console: Console = field(default_factory=Console)
+    children: list[Child] = field(default_factory=list)
+    failed: int = 0
+    done: int = 0
+
+    def run(self, todo: list[Point]) -> int:
+        """0 if every point is ok, 1 if one failed, 130 if interrupted."""
+        auto = AutoJobs(cpu_count()) if self.jobs is None else None
+        waiting = list(todo)
+        free_slots = list(range(len(todo), 0, -1))
+        try:
+            while waiting or self.children:
+                if auto is not None:
+                    auto.tick()
+                for child in self.children:
+                    child.sample()
+                if waiting and self._may_start(auto):
+                    self._start(waiting.pop(0), free_slots.pop())
+                    continue
+                time.sleep(POLL_S)
+                for child in [c for c in self.children if c.process.poll() is not None]:
+                    self._finish(child, auto)
+                    free_slots.append(child.slot)
+        except KeyboardInterrupt:
+            self._stop_children()
+            self.console.print(
+                f"interrupted: {self.done} of {len(todo)} points run this time"
+                f" ({self.failed} failed); the points in flight are lost. Run the same"
+                " command again to continue."
+            )
+            return 130
+        return 1 if self.failed else 0
+
+    def _may_start(self, auto: AutoJobs | None) -> bool:
+        if auto is None:
+            assert self.jobs is not None
+            return len(self.children) < self.jobs
+        return auto.allows(self.children)
+
+    def _start(self, point: Point, slot: int) -> None:
+        sandbox = Sandbox(slot).create()
+        log = self.results / ".inflight" / f"{point.name}.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        command = child_command(self.experiment, self.results, self.profile, point.index)
+        with log.open("wb") as out:
+            process = subprocess.Popen(
+                sandbox.command(command),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,  # Ctrl-C reaches this process only; it stops them
+            )
+        self.children.append(Child(point, slot, sandbox, process, log, time.time_ns()))
+        self.console.print(
+            f"{point.name}: started in sandbox {sandbox.name} ({len(self.children)} running)"
+        )
+
+    def _finish(self, child: Child, auto: AutoJobs | None) -> None:
+        running_then = len(self.children)
+        self.children.remove(child)
+        for line in child.sandbox.remove():
+            if line.startswith("process"):  # the namespace itself goes every time
+                self.console.print(f"  {child.point.name}: left behind, killed: {line}")
+        status, outside = outcome_of(child, self.results, self.experiment)
+        self.done += 1
+        self.failed += not status.startswith("ok")
+        marked = f" [outside fidelity bounds: {'; '.join(outside)}]" if outside else ""
+        self.console.print(f"{child.point.name}: {status}{marked}")
+        if auto is not None:
+            auto.point_ended(outside, running_then)
+
+    def _stop_children(self) -> None:
+        """SIGTERM (a child tears its topology down as on Ctrl-C), then the sandboxes."""
+        for child in self.children:
+            if child.process.poll() is None:
+                child.process.terminate()
+        deadline = time.monotonic() + CHILD_STOP_S
+        for child in self.children:
+            try:
+                child.process.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                child.process.kill()
+                child.process.wait()
+            child.sandbox.remove()
+        self.children = []
