@@ -137,19 +137,27 @@ impl Dataplane {
     /// the clock until `advance_time`; `priority_queues` queues per port.
     /// `atomic_actions=False` turns off BMv2's action-level register
     /// locking (each register primitive then locks only for itself), to
-    /// show what it guarantees.
+    /// show what it guarantees. `realtime_priority` (1..99) runs the event
+    /// loop under SCHED_FIFO at that priority, so that its departures are
+    /// not late behind other processes.
     #[new]
-    #[pyo3(signature = (cpu_port=None, seed=0, virtual_time=false, priority_queues=1, atomic_actions=true))]
+    #[pyo3(signature = (cpu_port=None, seed=0, virtual_time=false, priority_queues=1, atomic_actions=true, realtime_priority=None))]
     fn new(
         cpu_port: Option<u32>,
         seed: u64,
         virtual_time: bool,
         priority_queues: usize,
         atomic_actions: bool,
+        realtime_priority: Option<i32>,
     ) -> PyResult<Self> {
         if !(1..=32).contains(&priority_queues) {
             return Err(PyValueError::new_err(format!(
                 "priority_queues must be 1..32 (qid is 5 bits), got {priority_queues}"
+            )));
+        }
+        if let Some(p) = realtime_priority.filter(|p| !(1..=99).contains(p)) {
+            return Err(PyValueError::new_err(format!(
+                "realtime_priority must be 1..99 (SCHED_FIFO), got {p}"
             )));
         }
         let sw = Arc::new(Switch::with_options(Options {
@@ -158,6 +166,7 @@ impl Dataplane {
             priority_queues,
             cpu_port,
             atomic_actions,
+            realtime_priority,
         }));
         if let Some(p) = cpu_port {
             sw.add_memory_port(p)?;

@@ -61,6 +61,7 @@ class Options:
     log_console: bool
     trace: bool
     seed: int
+    realtime_priority: int | None = None
 
 
 def _add_target_options(parser: argparse.ArgumentParser) -> None:
@@ -109,6 +110,13 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     parser.add_argument("--trace", action="store_true", help="per-packet trace to stderr")
     parser.add_argument("--seed", type=int, default=0, metavar="N", help="seed of random()")
     parser.add_argument(
+        "--realtime-priority",
+        type=int,
+        metavar="N",
+        help="run the event loop under SCHED_FIFO at priority N (1-99), so that departures"
+        " are not late behind other processes (default: normal scheduling)",
+    )
+    parser.add_argument(
         "--thrift-port",
         type=int,
         metavar="N",
@@ -144,6 +152,8 @@ def parse_args(argv: list[str]) -> Options:
         raise _UsageError(f"--cpu-port {cpu_port}: expected a port number 0..{MAX_PORT}")
     if args.device_id < 0:
         raise _UsageError(f"--device-id {args.device_id}: expected a non-negative number")
+    if args.realtime_priority is not None and not 1 <= args.realtime_priority <= 99:
+        raise _UsageError(f"--realtime-priority {args.realtime_priority}: expected 1..99")
     host, port = _address(address)
     return Options(
         interfaces=_interfaces(args.interface, cpu_port),
@@ -156,6 +166,7 @@ def parse_args(argv: list[str]) -> Options:
         log_console=args.log_console,
         trace=args.trace,
         seed=args.seed,
+        realtime_priority=args.realtime_priority,
     )
 
 
@@ -226,7 +237,10 @@ def _dataplane(options: Options) -> DataplaneApi:
             raise _SwitchError(f"--interface '{port}@{ifname}': no interface named '{ifname}'")
     try:
         dataplane = Dataplane(
-            cpu_port=options.cpu_port, seed=options.seed, priority_queues=options.priority_queues
+            cpu_port=options.cpu_port,
+            seed=options.seed,
+            priority_queues=options.priority_queues,
+            realtime_priority=options.realtime_priority,
         )
     except Exception as exc:  # noqa: BLE001 - any failure of the extension is fatal here
         raise _SwitchError(f"cannot create the dataplane: {exc}") from None

@@ -58,11 +58,13 @@ class P4AqmSwitch(Switch):
         grpc_port: int = 0,
         log_path: Path | None = None,
         startup_timeout_s: float = 20.0,
+        realtime_priority: int | None = None,
         **params: Any,  # noqa: ANN401 (Mininet's node parameters)
     ) -> None:
         params["inNamespace"] = False  # its ports are the root namespace's veth ends
         super().__init__(name, **params)
         self.device_id = device_id
+        self.realtime_priority = realtime_priority
         self.grpc_port = grpc_port
         self.grpc_addr: str | None = None
         self.log_path = log_path
@@ -81,6 +83,8 @@ class P4AqmSwitch(Switch):
         p4aqm = str(Path(sys.executable).parent / "p4aqm")
         args = [p4aqm, "switch", "--no-p4", "--device-id", str(self.device_id)]
         args += ["--grpc-server-addr", f"127.0.0.1:{self.grpc_port}"]
+        if self.realtime_priority is not None:
+            args += ["--realtime-priority", str(self.realtime_priority)]
         return args + self.interface_args()
 
     def start(self, controllers: list) -> None:  # noqa: ARG002 (no OpenFlow controllers)

@@ -21,10 +21,12 @@ def dry_run(path: Path, *args: str) -> str:
 
 
 def test_the_demo_is_valid_and_within_ten_minutes() -> None:
-    out = dry_run(STUDIES / "demo-fifo-vs-red.yaml")
-    minutes = float(re.search(r"about ([\d.]+) min", out).group(1))
-    assert "droptail_120" in out and "red_30_90" in out
-    assert minutes <= 10 - 0.5, out  # half a minute left for the report
+    # scripts/demo_aqm.sh runs it with --jobs auto, which ran two or more points at once
+    # on the lab's 2-core machine (make bench): the estimate for two.
+    out = dry_run(STUDIES / "demo-fifo-vs-red.yaml", "--jobs", "2")
+    minutes = float(re.search(r"--jobs 2: about ([\d.]+) min", out).group(1))
+    assert "droptail_120" in out and "red_30_90" in out and "rep3" in out
+    assert minutes <= 10 - 1, out  # a minute left for the report
 
 
 def test_each_study_is_valid_and_its_quick_profile_fits_an_hour() -> None:

@@ -1,6 +1,7 @@
 """Link emulation on real veths: the switch's delay line sets the RTT between two hosts."""
 
 import json
+import os
 import statistics
 import sys
 from pathlib import Path
@@ -70,3 +71,20 @@ def test_emulation_counts_every_packet_sent(l3_program: CompiledProgram, tmp_pat
     percentiles = [fidelity[f"lateness_{p}_ns"] for p in ("p50", "p99", "max")]
     assert 0 <= percentiles[0] <= percentiles[1] <= percentiles[2] < 10**10, percentiles
     assert (fidelity["monitor_overruns"], fidelity["monitor_missed"]) == (0, 0)
+
+
+def loop_thread_policy(switch_pid: int) -> int:
+    """The scheduling policy of the switch's event loop thread (p4dp-loop)."""
+    for task in Path(f"/proc/{switch_pid}/task").iterdir():
+        if (task / "comm").read_text().strip() == "p4dp-loop":
+            return os.sched_getscheduler(int(task.name))
+    raise AssertionError(f"switch {switch_pid} has no p4dp-loop thread")
+
+
+def test_the_event_loop_runs_at_the_realtime_priority_asked() -> None:
+    with TestNetwork(ports=2) as net:
+        net.start_switch(["--realtime-priority", "50"])
+        assert loop_thread_policy(net.processes[-1].pid) == os.SCHED_FIFO
+    with TestNetwork(ports=2) as net:
+        net.start_switch()
+        assert loop_thread_policy(net.processes[-1].pid) == os.SCHED_OTHER

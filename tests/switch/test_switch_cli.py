@@ -27,6 +27,8 @@ from p4aqm.switch.cli import main, parse_args
         (["--no-p4", "prog.json"], "either a BMv2 JSON file or --no-p4"),
         (["--no-p4", "--", "--priority-queues", "9"], "--priority-queues 9: expected 1..8"),
         (["--no-p4", "--priority-queues", "0"], "--priority-queues 0: expected 1..8"),
+        (["--no-p4", "--realtime-priority", "0"], "--realtime-priority 0: expected 1..99"),
+        (["--no-p4", "--realtime-priority", "100"], "--realtime-priority 100: expected 1..99"),
     ],
 )
 def test_bad_flags(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -18,3 +18,10 @@ def test_a_mapping_in_place_of_a_discipline_config_is_refused_by_field() -> None
     spec = DumbbellSpec(left_to_right_aqm={"discipline": "red", "min_th": 5})  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"^left_to_right_aqm: .* is not a discipline's config"):
         spec.check()
+
+
+@pytest.mark.parametrize("priority", [0, 100])
+def test_a_realtime_priority_outside_sched_fifo_s_range_is_refused(priority: int) -> None:
+    with pytest.raises(ValueError, match=rf"^router_realtime_priority: {priority} is not 1..99"):
+        DumbbellSpec(router_realtime_priority=priority).check()
+    DumbbellSpec(router_realtime_priority=None).check()

@@ -83,6 +83,8 @@ pub struct Options {
     /// BMv2's action-level register locking (see `Runtime::atomic_actions`);
     /// false only to show what it guarantees.
     pub atomic_actions: bool,
+    /// SCHED_FIFO priority (1..=99) of the event loop, or normal scheduling.
+    pub realtime_priority: Option<i32>,
 }
 
 impl Default for Options {
@@ -93,6 +95,7 @@ impl Default for Options {
             priority_queues: 1,
             cpu_port: None,
             atomic_actions: true,
+            realtime_priority: None,
         }
     }
 }
@@ -114,6 +117,7 @@ pub struct Switch {
     pub(crate) clock: Clock,
     seed: u64,
     atomic_actions: bool,
+    realtime_priority: Option<i32>,
     generation: AtomicU64,
     inject_ctx: Mutex<Ctx>,
     running: AtomicBool,
@@ -174,6 +178,7 @@ impl Switch {
             clock: Clock::new(o.virtual_time),
             seed: o.seed,
             atomic_actions: o.atomic_actions,
+            realtime_priority: o.realtime_priority,
             generation: AtomicU64::new(0),
             inject_ctx: Mutex::new(Ctx::default()),
             running: AtomicBool::new(false),
