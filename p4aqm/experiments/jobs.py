@@ -238,7 +238,8 @@ class ConcurrentRun:
         self.done += 1
         self.failed += not status.startswith("ok")
         marked = f" [outside fidelity bounds: {'; '.join(outside)}]" if outside else ""
-        self.console.print(f"{child.point.name}: {status}{marked}")
+        # Not rich markup: "[...]" and error texts would be taken for tags and vanish.
+        self.console.print(f"{child.point.name}: {status}{marked}", markup=False)
         if auto is not None:
             auto.point_ended(outside, running_then)
 

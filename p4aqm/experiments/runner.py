@@ -281,7 +281,7 @@ def run_points(
 
                 status = run_point(point, results, source, on_figures)
                 progress.update(sweep, completed=i * per_point_s)
-                console.print(f"{point.name}: {status}")
+                console.print(f"{point.name}: {status}", markup=False)  # errors hold "[...]"
                 failed += status != "ok"
                 done += 1
     except KeyboardInterrupt:

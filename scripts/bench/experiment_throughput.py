@@ -9,10 +9,13 @@ Method:
 - fidelity, per mode, over its points: the worst router's p99 and max departure
   lateness, late page starts, the point's CPU and the machine's busy share
   (each point's fidelity.json), and the points outside their bounds.
-- results: each configuration's response-time median in both modes (all its
-  repetitions' requests pooled) and the two-sample Kolmogorov-Smirnov statistic
-  between the modes with its p-value: were the points perturbed by their neighbours,
-  this is where it shows.
+- results: each point's response-time median in both modes (the same point, so the
+  same seed and users) and the two-sample Kolmogorov-Smirnov statistic between the
+  modes with its p-value: were the points perturbed by their neighbours, this is where
+  it shows. The p-value treats requests as independent, which they are not (they share
+  a run's queue), so it overstates significance: read D, the largest gap between the two
+  CDFs, against what two runs of one seed in one mode differ by (TCP's timing is not
+  seeded).
 """
 
 import re
@@ -98,15 +101,13 @@ def fidelity_line(run: ModeRun) -> str:
 
 
 def response_times(run: ModeRun) -> dict[str, pd.Series]:
-    """Each configuration's response times (ms), its repetitions pooled."""
-    pooled: dict[str, list[pd.Series]] = {}
+    """Each ok point's completed requests' response times (ms), by point name."""
+    times = {}
     for point in load_results(run.results, run.jobs):
-        if point.status != "ok":
-            continue
-        web = load_point(point).web
-        done = web[web["outcome"] == "ok"]["response_time_ms"]
-        pooled.setdefault(point.name.rsplit("_rep", 1)[0], []).append(done)
-    return {name: pd.concat(series) for name, series in pooled.items()}
+        if point.status == "ok":
+            web = load_point(point).web
+            times[point.name] = web[web["outcome"] == "ok"]["response_time_ms"]
+    return times
 
 
 def report() -> list[str]:
