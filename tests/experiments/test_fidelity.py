@@ -161,3 +161,34 @@ def test_the_report_marks_points_outside_their_bounds(tmp_path: Path) -> None:
     summary = pd.read_csv(out / "summary.csv").set_index("point")
     assert summary.loc[points[1].name, "fidelity"] == "OUTSIDE BOUNDS"
     assert "OUTSIDE BOUNDS: machine 99.0% busy" in (out / "index.html").read_text()
+
+
+class FakeSandbox:
+    def remove(self) -> list[str]:
+        return ["namespace p4aqm-j1-1"]
+
+
+def test_a_finished_point_outside_its_bounds_is_said_with_its_reasons(tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from p4aqm.experiments.spec import load_experiment
+
+    smoke = Path(__file__).resolve().parents[2] / "experiments" / "examples" / "smoke.yaml"
+    point = load_experiment(smoke)[1][0]
+    folder = tmp_path / "points" / point.name
+    folder.mkdir(parents=True)
+    started_ns = time.time_ns()
+    manifest = {"status": "ok", "error": None, "started_ns": started_ns + 1}
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    outside = fidelity(cpu=CPU_OK | {"machine_busy_share": 0.99})
+    (folder / "fidelity.json").write_text(json.dumps(outside.to_json()))
+    process = subprocess.Popen(["true"])
+    process.wait()
+    child = jobs.Child(point, 1, FakeSandbox(), process, tmp_path / "x.log", started_ns)  # type: ignore[arg-type]
+    console = Console(record=True, width=300)
+    run = jobs.ConcurrentRun(smoke, tmp_path, None, 2, console, [child])
+    auto = jobs.AutoJobs(cores=2)
+    run._finish(child, auto)
+    said = console.export_text()
+    assert f"{point.name}: ok [outside fidelity bounds: machine 99.0% busy" in said, said
+    assert auto.cap == 1 and run.done == 1 and run.failed == 0
