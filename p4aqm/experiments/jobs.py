@@ -29,6 +29,7 @@ from rich.console import Console
 from p4aqm.experiments.fidelity import read_fidelity
 from p4aqm.experiments.manifest import point_manifest
 from p4aqm.experiments.spec import Point
+from p4aqm.topology.cgroup import CgroupError
 from p4aqm.topology.sandbox import Sandbox
 
 # --jobs auto keeps the points' measured CPU, and the machine's busy share, under this
@@ -177,7 +178,8 @@ class ConcurrentRun:
     done: int = 0
 
     def run(self, todo: list[Point]) -> int:
-        """0 if every point is ok, 1 if one failed, 130 if interrupted."""
+        """0 if every point is ok, 1 if one failed, 2 if a sandbox cannot be made, 130
+        if interrupted."""
         auto = AutoJobs(cpu_count()) if self.jobs is None else None
         waiting = list(todo)
         free_slots = list(range(len(todo), 0, -1))
@@ -194,6 +196,10 @@ class ConcurrentRun:
                 for child in [c for c in self.children if c.process.poll() is not None]:
                     self._finish(child, auto)
                     free_slots.append(child.slot)
+        except CgroupError as exc:
+            self._stop_children()
+            print(f"p4aqm run: error: --jobs: {exc}", file=sys.stderr)
+            return 2
         except KeyboardInterrupt:
             self._stop_children()
             self.console.print(

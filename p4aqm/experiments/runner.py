@@ -233,7 +233,7 @@ def _run_concurrently(args: argparse.Namespace, points: list[Point], todo: list[
     started = time.monotonic()
     run = ConcurrentRun(args.experiment, args.output, args.profile, args.jobs, console)
     status = run.run(todo)
-    if status != 130:
+    if status in (0, 1):
         (args.output / ".inflight").mkdir(exist_ok=True)
         shutil.rmtree(args.output / ".inflight")
         console.print(

@@ -30,6 +30,8 @@ _MOUNT_CGROUP = 'mount -t cgroup2 cgroup2 /sys/fs/cgroup && exec "$@"'
 
 
 class Sandbox:
+    """Raises CgroupError, naming what, when the sandbox cannot be made."""
+
     def __init__(self, slot: int, owner_pid: int | None = None) -> None:
         self.name = f"{SANDBOX_PREFIX}{owner_pid or os.getpid()}-{slot}"
         root = p4aqm_root()
@@ -39,11 +41,14 @@ class Sandbox:
 
     def create(self) -> "Sandbox":
         self.remove()  # a namespace of the same name can only be a dead run's
-        subprocess.run(["ip", "netns", "add", self.name], check=True, capture_output=True)
+        self.cgroup.create()  # first: if it cannot be made, no namespace is left behind
+        added = subprocess.run(["ip", "netns", "add", self.name], capture_output=True, text=True)
+        if added.returncode != 0:
+            self.cgroup.remove()
+            raise CgroupError(f"cannot make the namespace {self.name}: {added.stderr.strip()}")
         subprocess.run(
             ["ip", "-n", self.name, "link", "set", "lo", "up"], check=True, capture_output=True
         )
-        self.cgroup.create()
         return self
 
     def command(self, args: list[str]) -> list[str]:

@@ -157,3 +157,17 @@ def test_clean_after_sigkill_of_a_jobs_run_leaves_nothing(
     assert not [r for r in records() if r.netns in found]
     assert not [i for i in interfaces() if i.startswith("p4run")]
     assert not [pid for pid in pids if running(pid)]
+
+
+def test_a_sandbox_that_cannot_be_made_is_one_error_line(
+    l3_program: CompiledProgram, tmp_path: Path
+) -> None:
+    experiment = tmp_path / "jobs.yaml"
+    experiment.write_text(EXPERIMENT.format(build=l3_program.json_path.parent, duration_s=5))
+    command = [P4AQM, "run", str(experiment), "-o", str(tmp_path / "r"), "--jobs", "2"]
+    env = os.environ | {"P4AQM_CGROUP_ROOT": "/proc/no-such-dir/p4aqm"}  # mkdir must fail
+    run = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert run.stderr.startswith("p4aqm run: error: --jobs: cannot make the cgroup")
+    assert "Traceback" not in run.stderr + run.stdout
+    assert not [n for n in list_namespaces() if n.startswith(SANDBOX_PREFIX)]
