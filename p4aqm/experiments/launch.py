@@ -48,11 +48,21 @@ def client_seed(seed: int, k: int) -> int:
     return seed * SEEDS_PER_RUN + k
 
 
-def start_web_servers(net: Dumbbell, records_dir: Path) -> dict[str, subprocess.Popen]:
-    """A web server on every server host, each recording its connections."""
+def web_sides(net: Dumbbell, two_way: bool) -> list[tuple[list[str], list[str]]]:
+    """(client hosts, server hosts) of each direction of web traffic: the left's users
+    browse the right's servers and, two-way, the right's users the left's."""
+    sides = [(net.clients(), net.servers())]
+    return [*sides, (net.servers(), net.clients())] if two_way else sides
+
+
+def start_web_servers(
+    net: Dumbbell, records_dir: Path, hosts: list[str] | None = None
+) -> dict[str, subprocess.Popen]:
+    """A web server on each of `hosts` (every server host by default), each recording
+    its connections."""
     records_dir.mkdir(parents=True, exist_ok=True)
     servers = {}
-    for name in net.servers():
+    for name in net.servers() if hosts is None else hosts:
         command = python_module(
             "p4aqm.traffic.web.server", "--listen", f"{net.ip(name)}:{WEB_PORT}",
             "--records", records_dir / f"{name}-server.parquet", "--host-name", name,
@@ -70,13 +80,17 @@ def start_web_clients(
     duration_s: float,
     records_dir: Path,
     seed: int,
+    side: tuple[list[str], list[str]] | None = None,
+    first_k: int = 0,
 ) -> dict[str, subprocess.Popen]:
-    """`users` web users over the client hosts for `duration_s`, each client process
-    recording its requests; a host whose share is 0 runs none."""
-    targets = ",".join(f"{s}={net.ip(s)}:{WEB_PORT}" for s in net.servers())
-    hosts = net.clients()
+    """`users` web users over the client hosts of `side` (by default the left's, browsing
+    the right's servers) for `duration_s`, each client process recording its requests; a
+    host whose share is 0 runs none. Client processes are numbered from first_k."""
+    hosts, server_hosts = side or (net.clients(), net.servers())
+    targets = ",".join(f"{s}={net.ip(s)}:{WEB_PORT}" for s in server_hosts)
     clients = {}
-    for k, (name, share) in enumerate(zip(hosts, user_shares(users, len(hosts)), strict=True)):
+    shares = user_shares(users, len(hosts))
+    for k, (name, share) in enumerate(zip(hosts, shares, strict=True), start=first_k):
         if share == 0:
             continue
         command = python_module(

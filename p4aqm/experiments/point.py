@@ -109,7 +109,9 @@ class PointRun:
         """Every seed the point's random draws came from: the repetition's, and each web
         client process's (its users' think times, pages and sizes, start times)."""
         seed = self.point.experiment.seed
-        clients = {name: launch.client_seed(seed, k) for k, name in enumerate(net.clients())}
+        web = self.point.experiment.traffic.web
+        hosts = [h for c, _ in launch.web_sides(net, web is not None and web.two_way) for h in c]
+        clients = {name: launch.client_seed(seed, k) for k, name in enumerate(hosts)}
         return {"experiment": seed, "web_clients": clients}
 
     def _fidelity(
@@ -170,7 +172,8 @@ class PointRun:
     def _start_receivers(self, net: Dumbbell) -> None:
         traffic = self.point.experiment.traffic
         if traffic.web is not None:
-            for name, process in launch.start_web_servers(net, self.out / "web").items():
+            hosts = [h for _, s in launch.web_sides(net, traffic.web.two_way) for h in s]
+            for name, process in launch.start_web_servers(net, self.out / "web", hosts).items():
                 self.processes[f"web-server-{name}"] = process
         for kind, base in (("cbr", launch.CBR_PORT), ("blast", launch.BLAST_PORT)):
             for i, flow in enumerate(getattr(traffic, kind)):
@@ -201,12 +204,15 @@ class PointRun:
         experiment = self.point.experiment
         traffic = experiment.traffic
         if traffic.web is not None and self.point.web_users:
-            clients = launch.start_web_clients(
-                net, self.point.web_users, traffic.web.params, self.total_s,
-                self.out / "web", experiment.seed,
-            )  # fmt: skip
-            for name, process in clients.items():
-                self.senders[f"web-client-{name}"] = process
+            first_k = 0
+            for side in launch.web_sides(net, traffic.web.two_way):
+                clients = launch.start_web_clients(
+                    net, self.point.web_users, traffic.web.params, self.total_s,
+                    self.out / "web", experiment.seed, side, first_k,
+                )  # fmt: skip
+                first_k += len(side[0])
+                for name, process in clients.items():
+                    self.senders[f"web-client-{name}"] = process
         for kind, base in (("cbr", launch.CBR_PORT), ("blast", launch.BLAST_PORT)):
             for i, flow in enumerate(getattr(traffic, kind)):
                 stop_s = flow.stop_s if flow.stop_s is not None else self.total_s

@@ -48,12 +48,15 @@ class Strict(BaseModel):
 
 class WebTraffic(Strict):
     """Web users on every client host against every server host. The number of users is
-    `users`, or the calibration's for `load_percent` of the bottleneck's rate."""
+    `users`, or the calibration's for `load_percent` of the bottleneck's rate. Two-way,
+    as many users again on the server hosts browse web servers on the client hosts, so
+    that both directions of the bottleneck carry that load of replies."""
 
     users: int | None = Field(None, ge=1)
     load_percent: float | None = Field(None, gt=0, le=200)
     calibration: Path | None = None
     params: WebParams = WebParams()
+    two_way: bool = False
 
     @model_validator(mode="after")
     def one_way_to_size(self) -> "WebTraffic":
@@ -89,6 +92,14 @@ class Traffic(Strict):
     bulk: list[BulkTraffic] = []
 
 
+class PaperSetting(Strict):
+    """What the paper a study reproduces used for one setting of the setup table
+    (p4aqm/report/setup.py), and why ours differs, if it does."""
+
+    value: str
+    differs: str | None = None
+
+
 class Experiment(Strict):
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
     topology: dict[str, Any] = {}
@@ -103,6 +114,8 @@ class Experiment(Strict):
     profiles: dict[str, dict[str, Any]] = {}
     # The study's claims and how to check them (p4aqm/experiments/claims.py).
     findings: list[Claim] = []
+    # The paper's value of each setting of the setup table, keyed by its `setting`.
+    paper: dict[str, PaperSetting] = {}
 
     @model_validator(mode="after")
     def durations_fit(self) -> "Experiment":

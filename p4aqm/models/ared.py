@@ -42,14 +42,40 @@ bin by bin, which is what the data plane computes for whichever bin the average 
 """
 
 import dataclasses
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from p4aqm.models.fixed_point import MAX_TIME_US, PROB_BITS, PROB_ONE, check_at_most, probability
 from p4aqm.models.red import Decision, RangeEntry, RedParams, RedQueue, RedTables, ramp_bins
 
 # *0.9 is (max_p * beta) >> BETA_BITS.
 BETA_BITS = 16
+
+
+class AutomaticSettings(NamedTuple):
+    min_th_pkts: float
+    max_th_pkts: float
+    w_q: float
+
+
+def automatic_settings(
+    link_rate_bps: float, target_delay_s: float = 0.005, packet_bytes: int = 1500
+) -> AutomaticSettings:
+    """Adaptive RED's own parameters (Floyd, Gummadi and Shenker 2001, section 5), from
+    the link's capacity C in packets of `packet_bytes` per second:
+    min_th = max(5, target_delay * C / 2), max_th = 3 min_th, w_q = 1 - exp(-1/C),
+    rounded to the nearest power of two (in log2) since the data plane's w_q is a shift."""
+    if link_rate_bps <= 0 or target_delay_s <= 0 or packet_bytes <= 0:
+        raise ValueError(
+            f"link_rate_bps {link_rate_bps}, target_delay_s {target_delay_s},"
+            f" packet_bytes {packet_bytes}: each must be positive"
+        )
+    capacity_pps = link_rate_bps / (8 * packet_bytes)
+    min_th = max(5.0, target_delay_s * capacity_pps / 2)
+    w_q = -math.expm1(-1 / capacity_pps)
+    return AutomaticSettings(min_th, 3 * min_th, 2.0 ** -round(-math.log2(w_q)))
 
 
 @dataclass(frozen=True)

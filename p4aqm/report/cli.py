@@ -3,7 +3,8 @@ index.html; `p4aqm report --compare A B [-o OUT/]`: two results folders side by 
 each curve and row labelled with its folder's name.
 
 OUT (default RESULTS/report/, or A/report-vs-B/) gets index.html, summary.csv,
-fidelity.csv (each point's emulation fidelity and whether it ran within its bounds),
+setup.csv and setup.md (every setting the points ran with, beside the paper's), fidelity.csv
+(each point's emulation fidelity and whether it ran within its bounds),
 drops.csv, repetitions.csv (when points repeat), findings.csv (when the experiment states
 claims) and figures/ (PNG, SVG and CSV of each figure). The claims are the experiment
 file's `findings:` section, as the points ran it or from `--findings FILE`; their table
@@ -14,6 +15,7 @@ status 2.
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 from pydantic import TypeAdapter, ValidationError
@@ -23,7 +25,7 @@ from p4aqm.experiments.spec import ExperimentError, load_experiment
 from p4aqm.report import figures
 from p4aqm.report.fidelity import HEADERS as FIDELITY_HEADERS
 from p4aqm.report.fidelity import fidelity_table
-from p4aqm.report.files import write_csv
+from p4aqm.report.files import write_csv, write_text
 from p4aqm.report.findings import FindingsError, as_text, findings_table
 from p4aqm.report.grouping import Labeller, slug, source_labels
 from p4aqm.report.html import PointSection, Problem, Report, Table, write_html
@@ -43,6 +45,8 @@ from p4aqm.report.metrics import (
     sweep_axes,
     udp_table,
 )
+from p4aqm.report.setup import HEADERS as SETUP_HEADERS
+from p4aqm.report.setup import as_markdown, setup_table, unstated
 
 UDP_HEADERS = {
     "flow": "flow",
@@ -142,6 +146,35 @@ def claims_of(points: list[Point], findings_file: Path | None) -> list[Claim]:
                     point.folder / "manifest.json", f"experiment.findings.{where}: {err['msg']}"
                 ) from None
     return []
+
+
+def paper_of(points: list[Point], findings_file: Path | None) -> dict[str, dict[str, Any]]:
+    """The paper's settings: findings_file's paper: section, else the first point's."""
+    if findings_file is not None:
+        experiment, _ = load_experiment(findings_file)
+        return {k: v.model_dump() for k, v in experiment.paper.items()}
+    for point in points:
+        stated = point.manifest.get("experiment", {}).get("paper")
+        if stated:
+            return stated
+    return {}
+
+
+def _setup_view(points: list[Point], findings_file: Path | None, out: Path) -> Table | None:
+    """Write setup.csv and setup.md, warn of settings the paper: section leaves out, and
+    show the table; None when no point ran."""
+    table = setup_table(points, paper_of(points, findings_file))
+    if not len(table):
+        return None
+    write_csv(out / "setup.csv", table)
+    write_text(out / "setup.md", as_markdown(table))
+    missing = unstated(table)
+    if missing:
+        print(
+            f"p4aqm report: warning: the paper's value is not stated for {', '.join(missing)}",
+            file=sys.stderr,
+        )
+    return Table(table, SETUP_HEADERS, "setup.csv")
 
 
 def _load_points(points: list[Point]) -> tuple[list[PointData], list[Problem]]:
@@ -280,6 +313,7 @@ def build_report(folders: list[Path], out: Path, findings_file: Path | None = No
         fidelity=Table(fidelity, FIDELITY_HEADERS, "fidelity.csv"),
         points=[_point_section(d, labeller, out) for d in datas],
         findings=findings,
+        setup=_setup_view(points, findings_file, out),
     )
     return write_html(report, out)
 

@@ -77,6 +77,7 @@ class Report:
     fidelity: Table
     points: list[PointSection]
     findings: pd.DataFrame | None = None  # p4aqm/report/findings.py's table
+    setup: Table | None = None  # p4aqm/report/setup.py's table
 
 
 def cell(value: object) -> str:
@@ -183,7 +184,8 @@ def _findings(frame: pd.DataFrame) -> str:
 
 
 def _navigation(report: Report) -> str:
-    sections = [("summary", "Summary")]
+    sections = [("setup", "Setup")] if report.setup is not None else []
+    sections.append(("summary", "Summary"))
     if report.problems:
         sections.append(("failed", "Failed points"))
     sections += [
@@ -216,9 +218,14 @@ def render(report: Report) -> str:
         f"Git: {html.escape(', '.join(commits) or 'n/a')}. "
         f"Written {time.strftime('%Y-%m-%d %H:%M:%S %Z')} by p4aqm report.</p>\n",
         _navigation(report),
-        '<h2 id="summary">Summary</h2>\n',
-        _table(report.summary),
     ]
+    if report.setup is not None:
+        body += [
+            '<h2 id="setup">Setup</h2>\n<p>Every setting the points ran with, from their'
+            " manifests, beside the paper's (the experiment file's paper: section).</p>\n",
+            _table(report.setup),
+        ]
+    body += ['<h2 id="summary">Summary</h2>\n', _table(report.summary)]
     if report.problems:
         body += ['<h2 id="failed">Failed points</h2>\n', _problems(report)]
     body.append('<h2 id="response-times">Response times</h2>\n')

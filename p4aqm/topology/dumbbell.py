@@ -79,6 +79,9 @@ class DumbbellSpec:
     # the YAML's `aqm:` of a port also gives).
     left_to_right_aqm: AqmConfig | None = None
     right_to_left_aqm: AqmConfig | None = None
+    # Two-way traffic congests both directions: the client -> server queue then runs
+    # right_to_left_aqm too (a sweep over it sets both); left_to_right_aqm stays unset.
+    same_aqm_both_ways: bool = False
     program: str = "l3_forward"  # build/PROGRAM.json and build/PROGRAM.p4info.txtpb
     build_dir: Path = REPO / "build"
     host_tcp: HostTcp = field(default_factory=HostTcp)
@@ -140,6 +143,10 @@ class DumbbellSpec:
             raise ValueError(f"router_realtime_priority: {priority} is not 1..99 (SCHED_FIFO)")
         if self.bottleneck_delay_us < 0:
             raise ValueError(f"bottleneck_delay_us: {self.bottleneck_delay_us} is negative")
+        if self.same_aqm_both_ways and self.left_to_right_aqm is not None:
+            raise ValueError(
+                "left_to_right_aqm: give none with same_aqm_both_ways (it runs right_to_left_aqm)"
+            )
         for direction in ("left_to_right", "right_to_left"):
             depth, aqm = getattr(self, f"{direction}_depth_pkts"), getattr(self, f"{direction}_aqm")
             if depth is not None and depth <= 0:
@@ -168,7 +175,9 @@ class DumbbellSpec:
 
     def aqm_of(self, side: int) -> AqmConfig | None:
         """The AQM of the bottleneck queue of the router on `side` (its direction's)."""
-        return self.left_to_right_aqm if side == LEFT else self.right_to_left_aqm
+        if side == LEFT and not self.same_aqm_both_ways:
+            return self.left_to_right_aqm
+        return self.right_to_left_aqm
 
     def program_of(self, side: int) -> str:
         """Each router runs its bottleneck direction's AQM program, or `program`."""

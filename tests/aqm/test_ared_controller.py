@@ -66,3 +66,38 @@ def test_bad_ared_parameters(kwargs: dict, message: str) -> None:
     values = {"discipline": "ared", "min_th": 5, "max_th": 15, **kwargs}
     with pytest.raises(ValidationError, match=message):
         AredConfig(**values)
+
+
+@pytest.mark.parametrize(
+    ("rate_bps", "min_th", "w_shift"),
+    [
+        # C = 833 packets/s: 5 ms of it is 4.2 packets, under the floor of 5; 1 - exp(-1/C)
+        # = 0.0012, nearest to 2^-10 in log2.
+        (10e6, 5.0, 10),
+        # C = 8,333 packets/s: half of 5 ms of it is 20.8; 1 - exp(-1/C) = 1.2e-4 ~ 2^-13.
+        (100e6, 20.833, 13),
+    ],
+)
+def test_adaptive_reds_own_rule_sets_the_thresholds_and_weight(
+    rate_bps: float, min_th: float, w_shift: int
+) -> None:
+    config = AredConfig(target_delay_us=5000, link_rate_bps=rate_bps, limit_pkts=480)
+    assert config.min_th == pytest.approx(min_th, abs=1e-3)
+    assert config.max_th == pytest.approx(3 * config.min_th)
+    assert config.w_q == 2.0**-w_shift
+    # Written out and read back (the router's config file), it is the same config.
+    assert AredConfig.model_validate(config.model_dump()) == config
+
+
+@pytest.mark.parametrize(
+    ("fields", "named"),
+    [
+        ({"target_delay_us": 5000}, "link_rate_bps: target_delay_us needs the link's rate"),
+        ({"target_delay_us": 5000, "link_rate_bps": 1e7, "min_th": 30}, "min_th: target_delay_us"),
+        ({"target_delay_us": 5000, "link_rate_bps": 1e7, "w_q": 0.5}, "w_q: target_delay_us"),
+        ({"target_delay_us": 0, "link_rate_bps": 1e7}, "target_delay_us"),
+    ],
+)
+def test_the_rule_refuses_what_contradicts_it(fields: dict[str, float], named: str) -> None:
+    with pytest.raises(ValidationError, match=named):
+        AredConfig(**fields)

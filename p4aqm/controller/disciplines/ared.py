@@ -7,7 +7,8 @@ table of fractions over the average, and RED's idle-decay table. The data plane 
 adapts max_p itself; the config's max_p is only where it starts.
 """
 
-from typing import Literal
+import math
+from typing import Any, Literal
 
 import finsy as fy
 from pydantic import Field, model_validator
@@ -21,7 +22,7 @@ from p4aqm.controller.disciplines.red import (
     red_params_entry,
 )
 from p4aqm.controller.sampler import Probe
-from p4aqm.models.ared import AredParams, AredTables
+from p4aqm.models.ared import AredParams, AredTables, automatic_settings
 from p4aqm.models.fixed_point import PROB_BITS
 from p4aqm.schema import Column
 
@@ -36,6 +37,28 @@ class AredConfig(RedSettings):
     # The target band of the average, as fractions of the way from min_th to max_th.
     target_low: float = Field(default=0.4, ge=0, le=1)
     target_high: float = Field(default=0.6, ge=0, le=1)
+    # Adaptive RED's own rule (p4aqm/models/ared.py automatic_settings): with a target
+    # delay and the link's rate, min_th, max_th and w_q follow from them, not given.
+    target_delay_us: float | None = Field(default=None, gt=0)
+    link_rate_bps: float | None = Field(default=None, gt=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _automatic(cls, data: Any) -> Any:  # noqa: ANN401 - the config's mapping
+        if not isinstance(data, dict) or data.get("target_delay_us") is None:
+            return data
+        if data.get("link_rate_bps") is None:
+            raise ValueError("link_rate_bps: target_delay_us needs the link's rate")
+        settings = automatic_settings(data["link_rate_bps"], data["target_delay_us"] / 1e6)
+        rule = {"min_th": settings.min_th_pkts, "max_th": settings.max_th_pkts, "w_q": settings.w_q}
+        # A config written out and read back carries the rule's values: those agree.
+        other = [k for k, v in rule.items() if k in data and not math.isclose(data[k], v)]
+        if other:
+            raise ValueError(
+                f"{', '.join(other)}: target_delay_us sets min_th, max_th and w_q"
+                " (Adaptive RED's rule); give one or the other"
+            )
+        return {**data, **rule}
 
     @model_validator(mode="after")
     def _valid_ared(self) -> "AredConfig":
