@@ -122,7 +122,13 @@ def udp_receiver_command(listen: str, records: Path) -> list[str]:
 
 
 def udp_sender_command(
-    dest: str, flow: UdpFlow, flow_id: int, epoch_ns: int, stop_s: float, summary: Path
+    dest: str,
+    flow: UdpFlow,
+    flow_id: int,
+    epoch_ns: int,
+    stop_s: float,
+    summary: Path,
+    seed: int = 0,
 ) -> list[str]:
     """A CBR sender (a multimedia flow or a blast)
     from `flow.start_s` to `stop_s` after the run's epoch."""
@@ -131,6 +137,7 @@ def udp_sender_command(
         "--payload-bytes", flow.payload_bytes, "--dscp", flow.dscp, "--flow-id", flow_id,
         "--epoch-ns", epoch_ns, "--start-s", flow.start_s,
         "--duration-s", stop_s - flow.start_s, "--summary", summary,
+        "--jitter-percent", flow.jitter_percent, "--seed", seed,
     )  # fmt: skip
 
 

@@ -216,9 +216,11 @@ class PointRun:
         for kind, base in (("cbr", launch.CBR_PORT), ("blast", launch.BLAST_PORT)):
             for i, flow in enumerate(getattr(traffic, kind)):
                 stop_s = flow.stop_s if flow.stop_s is not None else self.total_s
+                # The run's seed, apart for the blasts: cbr0 and blast0 do not jitter alike.
+                seed = 2 * experiment.seed + (kind == "blast")
                 command = launch.udp_sender_command(
                     f"{net.ip(flow.server)}:{base + i}", flow, i, epoch_ns, stop_s,
-                    self.out / "udp" / f"{kind}{i}.json",
+                    self.out / "udp" / f"{kind}{i}.json", seed,
                 )  # fmt: skip
                 self.senders[f"{kind}{i}-send"] = net.host(flow.client).popen(
                     command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True

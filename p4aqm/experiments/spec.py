@@ -75,12 +75,15 @@ class UdpFlow(Strict):
     dscp: int = Field(0, ge=0, le=63)
     start_s: float = Field(0.0, ge=0)
     stop_s: float | None = Field(None, gt=0, description="None: until the end of the run")
+    # Each packet up to this share of the interval late, drawn from the run's seed
+    # (p4aqm/traffic/cbr.py): 0 paces perfectly.
+    jitter_percent: float = Field(0.0, ge=0, lt=100)
 
 
 class BulkTraffic(Strict):
     client: str
     server: str
-    flows: int = Field(1, ge=1, le=64)
+    flows: int = Field(1, ge=1, le=256)
     congestion_control: str = "cubic"
     reverse: bool = False
 

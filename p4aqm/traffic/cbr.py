@@ -19,10 +19,14 @@ drops in its own socket buffer (SO_RXQ_OVFL), which would otherwise pass for net
 
 The sender schedules packet k at start + k * interval on the monotonic clock, anchored
 once to the CLOCK_REALTIME epoch, so the rate does not drift with sleep overshoot and a
-clock step cannot burst or stall it. A packet sent more than late_threshold_us after its
-time counts as a late send. If the start has already passed when the sender is ready, it
-starts at the current slot rather than bursting the missed ones, and reports how many it
-skipped.
+clock step cannot burst or stall it. With jitter_percent j, packet k leaves at
+start + (k + u_k * j / 100) * interval, u_k uniform on [0, 1) from the flow's seed: the
+mean rate and the order stay, but flows of one rate no longer keep a fixed phase to each
+other and to the queue (perfectly paced flows of equal rate see the same queue state at
+every packet, so one flow can lose most of its packets and another none). A packet sent
+more than late_threshold_us after its time counts as a late send. If the start has
+already passed when the sender is ready, it starts at the current slot rather than
+bursting the missed ones, and reports how many it skipped.
 
 iperf3 and irtt do not replace this. iperf3's UDP mode reports loss and jitter per
 interval, not per packet. irtt sends isochronous packets with a DSCP and records each
@@ -35,6 +39,7 @@ stream per flow on the reverse path, and a packet's one-way delay is lost with i
 import argparse
 import json
 import math
+import random
 import socket
 import struct
 import sys
@@ -98,6 +103,8 @@ class StreamParams(BaseModel):
     epoch_ns: int | None = Field(None, ge=0, description="CLOCK_REALTIME ns; default: now")
     start_s: float = Field(0.0, ge=0)
     late_threshold_us: float = Field(1000.0, gt=0)
+    jitter_percent: float = Field(0.0, ge=0, lt=100)
+    seed: int = Field(0, ge=0)
 
     def interval_ns(self) -> float:
         return self.payload_bytes * 8 * 1e9 / self.rate_bps
@@ -161,9 +168,12 @@ def send_stream(
         * (params.payload_bytes + _IP_OVERHEAD_BYTES)
         / params.payload_bytes,
     )
+    # A draw per slot, from the flow's seed: the same jitter in every run of that seed.
+    jitter = random.Random(params.seed * (1 << 32) + params.flow_id)
+    offset_ns = jitter.random() * params.jitter_percent / 100 * interval_ns
     try:
         while not stop.is_set():
-            due = first_due + int(slot * interval_ns)
+            due = first_due + int(slot * interval_ns + offset_ns)
             if due >= end:
                 break
             now = time.monotonic_ns()
@@ -174,6 +184,7 @@ def send_stream(
             send_ns = time.time_ns()
             HEADER.pack_into(packet, 0, params.flow_id, summary.packets_sent, send_ns)
             slot += 1
+            offset_ns = jitter.random() * params.jitter_percent / 100 * interval_ns
             try:
                 sock.sendto(packet, (dest.address, dest.port))
             except OSError:
@@ -328,6 +339,8 @@ def add_stream_flags(parser: ArgumentParser, params: type[StreamParams]) -> None
         ("epoch_ns", int),
         ("start_s", float),
         ("late_threshold_us", float),
+        ("jitter_percent", float),
+        ("seed", int),
     ):
         default = params.model_fields[name].default
         parser.add_argument(flag_of(name), type=kind, help=f"default {default}")

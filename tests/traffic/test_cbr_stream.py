@@ -96,6 +96,41 @@ def test_loopback_stream_at_high_rate_loses_nothing(
     assert (records["owd_us"] > 0).all() and flow["owd_p50_us"] < 10_000
 
 
+def jittered_gaps_ms(tmp_path: Path, port: int, jitter_percent: float, seed: int) -> pd.Series:
+    """The send-time gaps (ms) of 2 s of a 100-packet/s stream, as the receiver recorded."""
+    thread, stop, _ = run_receiver(port, tmp_path / f"j{jitter_percent}-{seed}.parquet")
+    params = CbrParams(rate_bps=800_000, duration_s=2.0, jitter_percent=jitter_percent, seed=seed)
+    sent = send_stream(params, params.duration_s, Endpoint("lo", "127.0.0.1", port))
+    time.sleep(0.3)
+    stop.set()
+    thread.join(5)
+    assert sent.packets_sent == 200
+    records, _ = read_records(tmp_path / f"j{jitter_percent}-{seed}.parquet")
+    return records.sort_values("seq")["send_ns"].diff().dropna() / 1e6
+
+
+def test_jitter_spreads_the_gaps_but_keeps_rate_and_order(
+    tmp_path: Path, free_port: Callable[..., int]
+) -> None:
+    """10 ms apart; with 50 % jitter each packet leaves up to 5 ms after its slot, so gaps
+    spread over 5-15 ms, their mean stays 10 ms and no packet overtakes the next."""
+    port = free_port(socket.SOCK_DGRAM)
+    paced = jittered_gaps_ms(tmp_path, port, 0, 1)
+    jittered = jittered_gaps_ms(tmp_path, port, 50, 1)
+    # Quantiles, not extremes: a late wake-up on a busy machine moves single gaps.
+    spread = {
+        name: g.quantile(0.75) - g.quantile(0.25)
+        for name, g in (("paced", paced), ("jittered", jittered))
+    }
+    assert spread["paced"] < 0.5 < 1.5 < spread["jittered"], spread
+    assert jittered.mean() == pytest.approx(10, abs=0.2)
+    # Gaps of 10 ms + (u' - u) * 5 ms: triangular on 5-15 ms (5th and 95th percentiles
+    # 6.6 and 13.4 ms).
+    assert jittered.quantile(0.05) > 5 and jittered.quantile(0.95) < 15, jittered.describe()
+    # Another seed draws other gaps.
+    assert not jittered.round().equals(jittered_gaps_ms(tmp_path, port, 50, 2).round())
+
+
 def test_sender_command_stops_on_sigterm_with_its_summary(
     tmp_path: Path, free_port: Callable[..., int], module_command: Callable[..., list[str]]
 ) -> None:
