@@ -7,6 +7,7 @@ by `preprocess.LineMap` before a position is created), so the CLI only has to fo
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,18 +32,26 @@ class CompileError(Exception):
 
     def render(self) -> str:
         """`file:line:col: error: message`, then the source line and a caret under `col`."""
-        pos = self.pos
-        if pos == UNKNOWN_POS:
-            return f"error: {self.message}"
-        if pos.line <= 0:
-            return f"{pos.file}: error: {self.message}"
-        text = f"{pos.file}:{pos.line}:{pos.col}: error: {self.message}"
-        line = _source_line(pos.file, pos.line)
-        if line is None:
-            return text
-        # Tabs are kept so that the caret lines up in a terminal as the line does.
-        prefix = "".join(c if c == "\t" else " " for c in line[: max(pos.col - 1, 0)])
-        return f"{text}\n{line}\n{prefix}^"
+        return _render(self.pos, "error", self.message)
+
+
+def warn(pos: SourcePos, message: str) -> None:
+    """A warning on stderr, as p4c prints one; compiling goes on."""
+    print(_render(pos, "warning", message), file=sys.stderr)
+
+
+def _render(pos: SourcePos, severity: str, message: str) -> str:
+    if pos == UNKNOWN_POS:
+        return f"{severity}: {message}"
+    if pos.line <= 0:
+        return f"{pos.file}: {severity}: {message}"
+    text = f"{pos.file}:{pos.line}:{pos.col}: {severity}: {message}"
+    line = _source_line(pos.file, pos.line)
+    if line is None:
+        return text
+    # Tabs are kept so that the caret lines up in a terminal as the line does.
+    prefix = "".join(c if c == "\t" else " " for c in line[: max(pos.col - 1, 0)])
+    return f"{text}\n{line}\n{prefix}^"
 
 
 def _source_line(file: str, line: int) -> str | None:

@@ -49,6 +49,10 @@ _TOKEN = re.compile(
     re.VERBOSE,
 )
 
+# Any other character is a token of its own, kind OTHER (not a word, so never a name).
+_OTHER = re.compile(r"(?P<other>.)", re.DOTALL)
+OTHER = "<other>"
+
 _INT_PARTS = re.compile(r"(?:(\d+)([ws]))?(.*)", re.DOTALL)
 _RADIX = {"x": 16, "X": 16, "b": 2, "B": 2, "o": 8, "O": 8, "d": 10, "D": 10}
 
@@ -75,13 +79,15 @@ def tokenize(text: str, lines: LineMap) -> list[Token]:
     line, line_start, i = 1, 0, 0
     adjacent = False
     while i < len(text):
-        m = _TOKEN.match(text, i)
-        if m is None:
-            pos = lines.pos(line, i - line_start + 1)
-            raise CompileError(pos, f"unexpected character {text[i]!r}")
+        m = _TOKEN.match(text, i) or _OTHER.match(text, i)
+        assert m is not None  # _OTHER matches any one character
         kind, lexeme = m.lastgroup, m[0]
         pos = lines.pos(line, i - line_start + 1)
-        if kind == "word":
+        if kind == "other":
+            # Only an unstructured annotation's body may hold it (spec 18.1, `@a(it's)`);
+            # the parser says "unexpected character" anywhere else.
+            tokens.append(Token(OTHER, lexeme, pos, adjacent))
+        elif kind == "word":
             tokens.append(Token(lexeme if lexeme in KEYWORDS else "ID", lexeme, pos, adjacent))
         elif kind == "int":
             tokens.append(Token("INT", lexeme, pos, adjacent, _int_value(lexeme, pos)))

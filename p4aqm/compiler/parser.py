@@ -17,7 +17,7 @@ from typing import TypeVar
 
 from p4aqm.compiler import ast
 from p4aqm.compiler.diagnostics import CompileError
-from p4aqm.compiler.lexer import Token
+from p4aqm.compiler.lexer import OTHER, Token
 
 N = TypeVar("N")
 
@@ -59,6 +59,14 @@ class Parser:
 
     def advance(self) -> Token:
         tok = self.peek()
+        if tok.kind == OTHER:
+            self.fail("unexpected character", tok)
+        self.i = min(self.i + 1, len(self.tokens) - 1)
+        return tok
+
+    def advance_raw(self) -> Token:
+        """The next token, whatever it is: an annotation's body takes any character."""
+        tok = self.peek()
         self.i = min(self.i + 1, len(self.tokens) - 1)
         return tok
 
@@ -72,6 +80,8 @@ class Parser:
 
     def fail(self, message: str, tok: Token | None = None) -> None:
         tok = tok or self.peek()
+        if tok.kind == OTHER:
+            raise CompileError(tok.pos, f"unexpected character {tok.text!r}")
         found = "end of file" if tok.kind == "EOF" else f"'{tok.text}'"
         raise CompileError(tok.pos, f"{message}, found {found}")
 
@@ -122,18 +132,31 @@ class Parser:
             at = self.advance()
             name = self.member_name().text
             body: list[Token] = []
+            if name == "pragma":
+                # p4c's `@pragma NAME tokens...`: the rest of the line is the annotation.
+                name, body = self.pragma_line(at)
             # As p4c's grammar: a body may follow the name after white space
             # (`@name (".start")`, p4c's parser-unroll-test1).
-            if self.at("(", "["):
+            elif self.at("(", "["):
                 body = self.balanced_tokens()
             result.append(ast.Annotation(at.pos, name, body, self.annotation_exprs(body)))
         return result
+
+    def pragma_line(self, at: Token) -> tuple[str, list[Token]]:
+        line = (at.pos.file, at.pos.line)
+        name = self.member_name()
+        if (name.pos.file, name.pos.line) != line:
+            self.fail("expected a pragma name on the line of '@pragma'", name)
+        body = []
+        while self.peek().kind != "EOF" and (self.peek().pos.file, self.peek().pos.line) == line:
+            body.append(self.advance_raw())
+        return name.text, body
 
     def balanced_tokens(self) -> list[Token]:
         close = {"(": ")", "[": "]"}[self.advance().kind]
         depth, body = 0, []
         while True:
-            tok = self.advance()
+            tok = self.advance_raw()
             if tok.kind == "EOF":
                 self.fail(f"unterminated annotation, expected '{close}'", tok)
             if tok.kind in ("(", "[", "{"):
@@ -492,12 +515,16 @@ class Parser:
         return ast.Name(state.pos, state.text)
 
     def tuple_keyset(self) -> ast.Expression:
-        tok = self.peek()
+        tok, start = self.peek(), self.i
         if tok.kind == "(":
-            # `(a, b)` is a tuple of keysets; `(a)` a parenthesized one.
+            # `(a, b)` is a tuple of keysets; `(a)` a parenthesized one. A keyset is
+            # followed by `:`; otherwise the parentheses opened an expression that goes
+            # on, `(32w1) + 1`, read again as one.
             self.advance()
             items = self.list_of(")", self.keyset)
-            return items[0] if len(items) == 1 else ast.ListExpression(tok.pos, items)
+            if self.at(":"):
+                return items[0] if len(items) == 1 else ast.ListExpression(tok.pos, items)
+            self.i = start
         return self.keyset()
 
     def keyset(self) -> ast.Expression:

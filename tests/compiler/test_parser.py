@@ -174,3 +174,26 @@ def test_annotation_body_may_follow_white_space() -> None:
     [name] = first.annotations
     assert name.name == "name" and [t.text for t in name.body] == ['".g"']
     assert [(a.name, a.body) for a in second.annotations] == [("hidden", [])]
+
+
+def test_unstructured_annotation_bodies_take_any_tokens() -> None:
+    # Spec 18.1: an unstructured body is a balanced token sequence, a lone apostrophe
+    # included; p4c's `@pragma NAME ...` takes the rest of its line.
+    program = _parse(
+        "@my_anno(it's [fine] {x}) @hello(\"s\" 'x)\n@pragma foo bar 'b\naction a() { }\n"
+    )
+    [act] = program.declarations
+    assert isinstance(act, ast.ActionDeclaration)
+    bodies = [(a.name, [t.text for t in a.body]) for a in act.annotations]
+    assert bodies == [
+        ("my_anno", ["it", "'", "s", "[", "fine", "]", "{", "x", "}"]),
+        ("hello", ['"s"', "'", "x"]),
+        ("foo", ["bar", "'", "b"]),
+    ]
+    assert act.annotations[0].exprs is None  # not a list of expressions
+
+
+def test_a_lone_apostrophe_outside_an_annotation_is_an_unexpected_character() -> None:
+    with pytest.raises(CompileError, match='unexpected character "\'"') as info:
+        _parse("const bit<8> X = 1;\naction a() { X' }\n")
+    assert (info.value.pos.line, info.value.pos.col) == (2, 15)

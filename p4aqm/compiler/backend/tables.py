@@ -146,7 +146,7 @@ class TableLowering:
             table["default_entry"] = default_entry
         entries = decl.property("entries")
         if isinstance(entries, ast.EntriesProperty):
-            ranks = _entry_ranks(entries.entries)
+            ranks = _entry_ranks(entries.entries, decl)
             table["entries"] = [
                 self.entry(e, rank, keys, decl, by_decl)
                 for e, rank in zip(entries.entries, ranks, strict=True)
@@ -439,10 +439,11 @@ def _header_validity(e: ast.Expression, enc: ExpressionEncoder) -> HeaderRef | N
     return None
 
 
-def _entry_ranks(entries: list[ast.Entry]) -> list[int]:
+def _entry_ranks(entries: list[ast.Entry], decl: ast.TableDeclaration) -> list[int]:
     """BMv2 priorities (1 wins over 2) of const entries.  In P4 the largest priority
-    wins; an entry without one takes the previous entry's minus one, and without any
-    explicit priority the first entry listed wins (spec 14.2.1.4)."""
+    wins unless `largest_priority_wins = false`; an entry without one takes the previous
+    entry's minus (or plus) `priority_delta`, and without any explicit priority the
+    first entry listed wins (spec 14.2.1.4, as p4c's EntryPriorities numbers them)."""
     annotated = [ast.find_annotation(e.annotations, "priority") for e in entries]
     if any(annotated) and all(e.priority is None for e in entries):
         # p4c's older form, `@priority(n)` on an entry: n is BMv2's priority as it is
@@ -454,14 +455,27 @@ def _entry_ranks(entries: list[ast.Entry]) -> list[int]:
             else:
                 ranks.append(const_int(annotation.exprs[0]))
         return ranks
+    largest_wins = _table_constant(decl, "largest_priority_wins", True) is not False
+    delta = _table_constant(decl, "priority_delta", 1)
+    step = -delta if largest_wins else delta
     priorities: list[int] = []
     for entry in entries:
         if entry.priority is not None:
             priorities.append(const_int(entry.priority))
+        elif priorities:
+            priorities.append(priorities[-1] + step)
         else:
-            priorities.append(priorities[-1] - 1 if priorities else len(entries))
-    top = max(priorities, default=0)
-    return [top - p + 1 for p in priorities]
+            priorities.append(len(entries) * delta if largest_wins else 1)
+    if largest_wins:
+        top = max(priorities, default=0)
+        return [top - p + 1 for p in priorities]
+    low = min(priorities, default=0)
+    return [p - low + 1 for p in priorities]
+
+
+def _table_constant(decl: ast.TableDeclaration, name: str, default: object) -> object:
+    prop = decl.property(name)
+    return const_value(prop.value) if isinstance(prop, ast.ValueProperty) else default
 
 
 def _next_tables(

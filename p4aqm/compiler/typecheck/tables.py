@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from p4aqm.compiler import ast
 from p4aqm.compiler import types as t
-from p4aqm.compiler.diagnostics import CompileError
+from p4aqm.compiler.diagnostics import CompileError, warn
 from p4aqm.compiler.names import expression_text
 from p4aqm.compiler.typecheck.constants import const_value
 from p4aqm.compiler.typecheck.symbols import Scope
@@ -14,6 +14,8 @@ from p4aqm.compiler.typecheck.symbols import Scope
 DIRECT_RESOURCES = {"counters": "direct_counter", "meters": "direct_meter"}
 # v1model externs a table's `implementation` may be: its actions come from the profile.
 PROFILES = ("action_profile", "action_selector")
+# Properties that say how entries without an explicit priority are numbered.
+PRIORITY_PROPERTIES = ("largest_priority_wins", "priority_delta")
 
 
 def as_action_call(e: ast.Expression) -> ast.Expression:
@@ -76,9 +78,24 @@ class Tables:
                     raise CompileError(prop.value.pos, f"'{prop.name}' needs a {want} instance")
             elif isinstance(prop, ast.ValueProperty) and prop.name == "implementation":
                 self.implementation(prop, scope)
+            elif isinstance(prop, ast.ValueProperty) and prop.name in PRIORITY_PROPERTIES:
+                self.priority_property(prop, scope)
             elif isinstance(prop, ast.ValueProperty):
-                raise CompileError(prop.pos, f"table property '{prop.name}' is not supported yet")
+                # p4c keeps a property it does not know, and BMv2 has no use for it.
+                warn(prop.pos, f"table property '{prop.name}' is unknown here; ignored")
         self.selector_keys(decl)
+
+    def priority_property(self, prop: ast.ValueProperty, scope: Scope) -> None:
+        """`largest_priority_wins` (a bool) and `priority_delta` (a positive integer),
+        which number the entries (spec 14.2.1.4)."""
+        self.expr(prop.value, scope)
+        value = const_value(prop.value)
+        if prop.name == "largest_priority_wins" and not isinstance(value, bool):
+            raise CompileError(prop.value.pos, "largest_priority_wins must be true or false")
+        if prop.name == "priority_delta" and (
+            isinstance(value, bool) or not isinstance(value, int) or value <= 0
+        ):
+            raise CompileError(prop.value.pos, "priority_delta must be a positive integer")
 
     def implementation(self, prop: ast.ValueProperty, scope: Scope) -> None:
         """v1model's `implementation`: an action_profile or action_selector instance, by
