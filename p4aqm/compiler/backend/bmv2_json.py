@@ -123,7 +123,7 @@ class Bmv2Builder(
             "pipelines": pipelines,
             "checksums": self.checksums,
             "force_arith": [],
-            "extern_instances": [],
+            "extern_instances": self.ext.extern_instances,
             "field_aliases": self.field_aliases(),
             "program": self.program_name,
             "__meta__": {"version": JSON_VERSION, "compiler": COMPILER},

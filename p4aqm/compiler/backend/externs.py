@@ -27,7 +27,7 @@ from p4aqm.compiler.backend.storage import (
     Location,
     StructRef,
 )
-from p4aqm.compiler.diagnostics import CompileError
+from p4aqm.compiler.diagnostics import CompileError, warn
 from p4aqm.compiler.typecheck import Symbol, const_value
 
 # The scope of extern instances declared outside any control.  Control instance paths
@@ -63,6 +63,8 @@ class ExternTables:
     # Field lists preserved by resubmit, recirculate and clone.  Their ids count from 1,
     # as p4c's: BMv2 reads a resubmit or recirculate flag of 0 as "not called".
     field_lists: list[Json] = field(default_factory=list)
+    # Instances of externs v1model does not define (JSON_format.md "extern_instances").
+    extern_instances: list[Json] = field(default_factory=list)
 
     def bind_field_lists(self, meta_type: t.StructLike, layout: Layout) -> None:
         """p4c's lists of the user metadata fields tagged `@field_list(i)` (v1model.p4):
@@ -215,7 +217,29 @@ def declare_instance(decl: ast.Instantiation, qualified: str, tables: ExternTabl
         # input is that table's selector keys.
         tables.instances[(tables.scope, id(decl))] = (kind, qualified)
     else:
-        raise CompileError(decl.pos, f"instances of extern '{kind}' are not supported yet")
+        _user_extern(decl, kind, qualified, tables)
+
+
+def _user_extern(decl: ast.Instantiation, kind: str, qualified: str, tables: ExternTables) -> None:
+    """An extern v1model does not define: an entry of "extern_instances", as p4c's BMv2
+    back end emits one (with --emit-externs). simple_switch knows no such type, so the
+    program fails when loaded, not when compiled; hence a warning."""
+    attributes = []
+    ctor = next((m for m in decl_type(decl).decl.methods if m.return_type is None), None)
+    for p, arg in zip(ctor.params if ctor else [], decl.args, strict=False):
+        value = _int_arg(arg, f"an argument of extern '{kind}'")
+        width = t.width_of(arg.value.type) if isinstance(arg.value.type, t.Bits) else None
+        attributes.append({"name": p.name, "type": "hexstr", "value": hexstr(value, width)})
+    tables.extern_instances.append(
+        {
+            "name": qualified,
+            "id": len(tables.extern_instances),
+            "type": kind,
+            "attribute_values": attributes,
+        }
+    )
+    tables.instances[(tables.scope, id(decl))] = ("extern", qualified)
+    warn(decl.pos, f"extern '{kind}' is not a v1model extern: BMv2 must provide it to load this")
 
 
 def decl_type(decl: ast.Instantiation) -> t.Extern:
@@ -380,8 +404,22 @@ def call_primitives(call: ast.Call, enc: ExpressionEncoder, tables: ExternTables
         if kind == "meter_array" and sym.name == "execute_meter":
             dst, copy_out = _out(enc, args[1])
             return [primitive("execute_meter", [array, enc.data(args[0]), dst]), *copy_out]
+        if kind == "extern":
+            return [_user_method(call, sym, name, enc)]
         raise CompileError(call.pos, f"method '{sym.name}' is not supported yet")
     raise CompileError(call.pos, "this call is not supported yet")
+
+
+def _user_method(call: ast.Call, sym: Symbol, instance: str, enc: ExpressionEncoder) -> Json:
+    """A method of a user extern: p4c's primitive `_<type>_<method>`, the instance first."""
+    ty = call.func.expr.type if isinstance(call.func, ast.Member) else None
+    type_name = ty.name if isinstance(ty, t.Extern) else ""
+    protos = [m for m in sym.overloads if len(m.params) == len(call.args)]
+    params = [node("extern", instance)]
+    for p, arg in zip(protos[0].params if protos else [], call.args, strict=False):
+        written = p.direction in ("out", "inout")
+        params.append(enc.lvalue(arg.value) if written else enc.data(arg.value))
+    return primitive(f"_{type_name}_{sym.name}", params)
 
 
 def _out(enc: ExpressionEncoder, e: ast.Expression) -> tuple[Json, list[Json]]:
