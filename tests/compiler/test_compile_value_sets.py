@@ -84,3 +84,33 @@ def test_p4info_lists_each_set_with_its_match_fields(compile_text: CompileText) 
     pairs = sets["P.tag_pairs"]
     assert pairs.size == 2
     assert [(m.id, m.name, m.bitwidth) for m in pairs.match] == [(1, "kind", 8), (2, "len", 8)]
+
+
+def test_a_set_of_nested_structs_is_flattened(compile_text: CompileText) -> None:
+    # A struct field that is a struct gives its own fields, in order, each a key of
+    # the select and a match field of P4Info named by its path.
+    program = PROGRAM.replace(
+        "struct pair_t { bit<8> kind; bit<8> len; }",
+        "struct kind_t { bit<4> hi; @match(ternary) bit<4> lo; }\n"
+        "struct pair_t { kind_t kind; bit<8> len; }",
+    ).replace(
+        "select(h.tag.kind, h.tag.len)", "select(h.tag.kind[7:4], h.tag.kind[3:0], h.tag.len)"
+    )
+    result = compile_text(program)
+    assert result.status == 0, result.err
+    j = json.loads(result.json_path.read_text())
+    assert j["parse_vsets"][1] == {
+        "name": "P.tag_pairs",
+        "id": 1,
+        "compressed_bitwidth": 16,
+        "max_size": 2,
+    }
+    tag = next(s for s in j["parsers"][0]["parse_states"] if s["name"] == "parse_tag")
+    assert len(tag["transition_key"]) == 3
+    info = text_format.Parse(result.p4info_path.read_text(), p4i.P4Info())
+    pairs = next(v for v in info.value_sets if v.preamble.name == "P.tag_pairs")
+    assert [(m.id, m.name, m.bitwidth, m.match_type) for m in pairs.match] == [
+        (1, "kind.hi", 4, p4i.MatchField.EXACT),
+        (2, "kind.lo", 4, p4i.MatchField.TERNARY),
+        (3, "len", 8, p4i.MatchField.EXACT),
+    ]

@@ -310,16 +310,29 @@ def value_set_info(decl: ast.ValueSetDeclaration, parser: ast.ParserDeclaration)
     ty = decl.resolved
     widths = [t.width_of(ft) for ft in value_set_fields(ty) or []]
     if isinstance(ty, t.StructLike):
+        leaves = _struct_leaves(ty, "")
         fields: list[tuple[str | None, int]] = [
-            (name, w) for (name, _), w in zip(ty.fields, widths, strict=True)
+            (name, w) for (name, _), w in zip(leaves, widths, strict=True)
         ]
-        kinds = [_match_kind(f) for f in getattr(ty.decl, "fields", [])]
+        kinds = [kind for _, kind in leaves]
     else:
         fields = [(None, widths[0])]
         kinds = ["exact"]
     size = const_value(decl.size)
     assert isinstance(size, int)
     return ValueSetInfo(qualified_name(decl, parser), decl, fields, size, kinds)
+
+
+def _struct_leaves(ty: t.StructLike, prefix: str) -> list[tuple[str, str]]:
+    """(name, match kind) of each bit<W> field of a value set's struct, a nested
+    struct's fields named by their path (`inner.x`)."""
+    leaves = []
+    for (name, ft), f in zip(ty.fields, ty.decl.fields, strict=True):
+        if isinstance(ft, t.StructLike):
+            leaves += _struct_leaves(ft, f"{prefix}{name}.")
+        else:
+            leaves.append((prefix + name, _match_kind(f)))
+    return leaves
 
 
 def _match_kind(f: ast.StructField) -> str:

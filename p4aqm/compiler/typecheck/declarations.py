@@ -216,11 +216,16 @@ class Declarations:
         size = const_value(decl.size)
         if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
             raise CompileError(decl.size.pos, "a value set's size must be a positive constant")
-        if isinstance(ty, t.StructLike) and isinstance(ty.decl, ast.StructDeclaration):
-            for f in ty.decl.fields:
-                self.value_set_match(f)
+        self.value_set_matches(ty)
         decl.resolved = ty
         self.declare(scope, Symbol("value_set", decl.name, ty, decl, owner=self.owner), decl.pos)
+
+    def value_set_matches(self, ty: t.Type) -> None:
+        """The `@match` of each field of a value set's struct, nested structs' too."""
+        if isinstance(ty, t.StructLike) and isinstance(ty.decl, ast.StructDeclaration):
+            for (_, ft), f in zip(ty.fields, ty.decl.fields, strict=True):
+                self.value_set_match(f)
+                self.value_set_matches(ft)
 
     def value_set_match(self, f: ast.StructField) -> None:
         """A value set's struct field may say how it is matched, `@match(ternary)` (P4_16

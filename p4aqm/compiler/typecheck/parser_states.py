@@ -11,13 +11,17 @@ from p4aqm.compiler.typecheck.symbols import Scope, Symbol
 
 def value_set_fields(ty: t.Type) -> list[t.Type] | None:
     """The bit<W> parts of a value set's element type, in key order; None if T is
-    not bit<W> or a struct of bit<W> fields."""
+    not bit<W> or a struct of bit<W> fields. A struct field that is a struct is its
+    own fields in turn, flattened as p4c does."""
     if isinstance(ty, t.Bits) and not ty.signed:
         return [ty]
     if isinstance(ty, t.StructLike) and ty.kind == "struct" and ty.fields:
-        parts = [ft for _, ft in ty.fields]
-        if all(isinstance(ft, t.Bits) and not ft.signed for ft in parts):
-            return parts
+        parts = [
+            value_set_fields(ft) if isinstance(ft, t.StructLike) else [ft] for _, ft in ty.fields
+        ]
+        flat = [ft for part in parts if part is not None for ft in part]
+        if None not in parts and all(isinstance(ft, t.Bits) and not ft.signed for ft in flat):
+            return flat
     return None
 
 
