@@ -190,10 +190,6 @@ CASES = {
     "switch_on_bool": ingress("        switch (@@m.f) { default: { } }"),
     "switch_duplicate_label": ingress("        switch (m.x) { 1: { } 2: { } @@1: { } }"),
     "switch_label_not_constant": ingress("        switch (m.x) { @@hdr.h.a: { } }"),
-    "unknown_table_property": ingress(
-        "        t.apply();",
-        "    table t { key = { m.x: exact; } actions = { NoAction; } @@colour = 3; }\n",
-    ),
     "selector_key_with_an_action_profile": ingress(
         "        t.apply();",
         "    table t { key = { @@m.x: selector; } actions = { NoAction; }\n"

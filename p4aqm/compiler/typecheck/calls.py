@@ -156,9 +156,7 @@ class Calls:
 
     def named_call(self, e: ast.Call, func: ast.Name, scope: Scope) -> t.Type:
         """`f(...)`: an extern function, an action or a function."""
-        sym = self.lookup(func, scope)
-        if sym.function is not None:
-            sym = sym.function
+        sym = _overload(self.lookup(func, scope), len(e.args), scope)
         func.ref = sym
         e.ref = sym
         if sym.kind == "extern_function" and sym.name == "static_assert":
@@ -258,3 +256,21 @@ class Calls:
         if isinstance(ty, t.TypeVar):
             return bindings.get(ty, ty)
         return ty
+
+
+def _overload(sym: Symbol, count: int, scope: Scope) -> Symbol:
+    """What a call of `count` arguments names: a type's namesake extern function; an
+    action or function when its parameters take that many arguments, else the extern
+    function of that name (p4c resolves by scope, then overloads by argument count)."""
+    if sym.kind == "type":
+        return sym.function or sym
+    if sym.kind not in ("action", "function"):
+        return sym
+    params = sym.decl.params if sym.kind == "action" else sym.decl.prototype.params
+    required = sum(1 for p in params if p.default is None)
+    if required <= count <= len(params):
+        return sym
+    outer = sym.function or scope.root().lookup(sym.name)
+    if outer is not None and outer.kind != "extern_function":
+        outer = outer.function
+    return outer if outer is not None and outer.kind == "extern_function" else sym

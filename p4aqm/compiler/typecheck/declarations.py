@@ -35,6 +35,16 @@ class Declarations:
                 named.function = function
                 scope.names[sym.name] = named
                 return
+            if {sym.kind, old.kind} in (
+                {"action", "extern_function"},
+                {"function", "extern_function"},
+            ):
+                # p4c overloads by argument count (an action named `hash` beside
+                # v1model's): the name is the action or function, which knows the extern.
+                named, function = (old, sym) if sym.kind == "extern_function" else (sym, old)
+                named.function = function
+                scope.names[sym.name] = named
+                return
             raise CompileError(pos, f"'{sym.name}' is already declared")
         scope.names[sym.name] = sym
 
