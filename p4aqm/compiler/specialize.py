@@ -7,7 +7,8 @@ parameter and with `Inner(3) i;` among its locals; the instance is `Outer_o() o;
 back end then inlines `i` as any control a control instantiates, so control-plane names
 follow the instances (o.i.t), as p4c's do. An instance passed by name (`C1() c1;
 C2(c1) c2;`) is shared: the copy's `i` names its externs under `c1`. The same applies to
-the controls passed to the main package.
+the controls passed to the main package. The parser passed to it with constructor
+arguments, `MyParser(8w4)`, has its constructor parameters bound as constants.
 """
 
 import copy
@@ -27,6 +28,9 @@ class Specializer:
             d.name for d in program.declarations if isinstance(d, ast.ControlTypeDeclaration)
         }
         self.names = fresh_names(program)
+        self.parsers = {
+            d.name: d for d in program.declarations if isinstance(d, ast.ParserDeclaration)
+        }
 
     def control_param(self, param: ast.Parameter) -> bool:
         ref = param.type_ref
@@ -127,10 +131,39 @@ class Specializer:
         for argument in main.args:
             value = argument.value
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+                parser = self.parsers.get(value.func.name)
+                if parser is not None and parser.ctor_params:
+                    _bind_parser_constructor(parser, value)
+                    continue
                 name, args = self.specialize(
                     value.func.name, value.args, value.func.name, value.pos, main
                 )
                 value.func.name, value.args = name, args
+
+
+def _bind_parser_constructor(parser: ast.ParserDeclaration, call: ast.Call) -> None:
+    """The parser given to the main package with constructor arguments, `P(8w4)`: each
+    constructor parameter becomes a constant of the parser bound to its argument (a
+    parameter left out takes its default). Sub-parser instances are inlined already, so
+    this instance is the declaration's only one."""
+    params = parser.ctor_params
+    given = call.args
+    if len(given) > len(params) or any(a.name for a in given):
+        raise CompileError(
+            call.pos,
+            f"parser '{parser.name}' takes {len(params)} constructor arguments, by position",
+        )
+    constants: list[ast.Declaration] = []
+    for i, param in enumerate(params):
+        value = given[i].value if i < len(given) else param.default
+        if value is None:
+            raise CompileError(
+                call.pos, f"parser '{parser.name}' needs an argument for '{param.name}'"
+            )
+        constants.append(ast.ConstantDeclaration(param.pos, param.name, param.type_ref, value))
+    parser.locals[:0] = constants
+    parser.ctor_params = []
+    call.args = []
 
 
 def specialize_control_arguments(program: ast.Program) -> ast.Program:
