@@ -302,6 +302,11 @@ class TableLowering:
     def entry_key(item: ast.Expression, kind: str, width: int) -> Json:
         full = (1 << width) - 1
         wildcard = isinstance(item, ast.DontCare | ast.Default)
+        # As p4c's back end, a keyset of another match kind's form is refused.
+        if isinstance(item, ast.Range) and kind != "range":
+            raise CompileError(item.pos, f"a key matched by '{kind}' cannot take a range")
+        if isinstance(item, ast.Mask) and kind == "range":
+            raise CompileError(item.pos, "a key matched by 'range' cannot take a mask")
         if kind == "range":
             if wildcard:
                 return {"match_type": kind, "start": hexstr(0, width), "end": hexstr(full, width)}

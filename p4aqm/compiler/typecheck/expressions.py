@@ -341,6 +341,9 @@ class Expressions:
             return t.Bool()
         if op in ("/", "%") and isinstance(e.left.type, t.Bits) and e.left.type.signed:
             raise CompileError(e.pos, f"'{op}' is not defined on signed values")
+        if op in ("/", "%") and const_value(e.right) == 0:
+            # p4c's constant folding refuses it even when the dividend is a run-time value.
+            raise CompileError(e.pos, "division by zero" if op == "/" else "modulo by zero")
         return e.left.type
 
     def unify_operands(self, left: ast.Expression, right: ast.Expression, pos: SourcePos) -> None:

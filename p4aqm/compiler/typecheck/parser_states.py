@@ -29,7 +29,11 @@ class ParserStates:
     """A mixin of `Checker`."""
 
     def parser_states(self, decl: ast.ParserDeclaration, scope: Scope) -> None:
-        states = {s.name: s for s in decl.states}
+        states: dict[str, ast.ParserState] = {}
+        for state in decl.states:
+            if state.name in states:
+                raise CompileError(state.pos, f"'{state.name}' is already declared")
+            states[state.name] = state
         for builtin in ("accept", "reject"):
             if builtin in states:
                 raise CompileError(states[builtin].pos, f"state '{builtin}' is predefined")

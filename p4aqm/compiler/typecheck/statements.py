@@ -59,6 +59,9 @@ class Statements:
         elif isinstance(s, ast.ExitStatement):
             if isinstance(self.owner, ast.ParserDeclaration):
                 raise CompileError(s.pos, "exit is not allowed in a parser")
+            if isinstance(self.owner, ast.FunctionDeclaration):
+                # Spec 12.5: exit ends the whole control; p4c refuses it in functions.
+                raise CompileError(s.pos, "exit is not allowed in a function")
         elif isinstance(s, ast.ReturnStatement):
             if isinstance(self.owner, ast.ParserDeclaration):
                 raise CompileError(s.pos, "return is not allowed in a parser")

@@ -26,12 +26,34 @@ def as_action_call(e: ast.Expression) -> ast.Expression:
     return e
 
 
+def is_integer(value: object) -> bool:
+    """An integer constant; Python's bool is an int, a P4 bool is not."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def required_shape(decl: ast.TableDeclaration) -> None:
+    """What p4c refuses before typing a table: no `actions` property (its
+    ValidateParsedProgram), more than one lpm key (BMv2's tables have one prefix
+    length; p4c's back end: "multiple LPM keys in table")."""
+    if decl.property("actions") is None:
+        raise CompileError(decl.pos, f"table '{decl.name}' does not have an 'actions' property")
+    key = decl.property("key")
+    lpm = (
+        [el for el in key.elements if el.match_kind == "lpm"]
+        if isinstance(key, ast.KeyProperty)
+        else []
+    )
+    if len(lpm) > 1:
+        raise CompileError(lpm[1].expr.pos, f"multiple LPM keys in table '{decl.name}'")
+
+
 class Tables:
     """A mixin of `Checker`; keysets of entries are checked as select keysets are."""
 
     match_kinds: list[str]
 
     def table(self, decl: ast.TableDeclaration, scope: Scope) -> None:
+        required_shape(decl)
         entries = decl.property("entries")
         if decl.property("implementation") is not None and entries is not None:
             # p4c drops them silently; BMv2's indirect tables take no entry at load time.
@@ -59,7 +81,7 @@ class Tables:
                 self.require_listed(decl, prop.value, "the default action")
             elif isinstance(prop, ast.ValueProperty) and prop.name in ("size", "max_size"):
                 self.expr(prop.value, scope)
-                if not isinstance(const_value(prop.value), int):
+                if not is_integer(const_value(prop.value)):
                     raise CompileError(prop.value.pos, "a table size must be a constant integer")
             elif isinstance(prop, ast.EntriesProperty):
                 self.entries(decl, prop, scope)
@@ -148,7 +170,7 @@ class Tables:
             self.require_listed(decl, entry.action, "an entry's action")
             if entry.priority is not None:
                 self.expr(entry.priority, scope)
-                if not isinstance(const_value(entry.priority), int):
+                if not is_integer(const_value(entry.priority)):
                     raise CompileError(entry.priority.pos, "a priority must be a constant integer")
 
     def require_listed(self, decl: ast.TableDeclaration, value: ast.Expression, what: str) -> None:
