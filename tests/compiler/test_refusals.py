@@ -30,7 +30,12 @@ def function(decl: str, call: str) -> str:
 
 
 CASES: dict[str, tuple[str, str]] = {
-    # ---- BMv2 back end (p4c's backends/bmv2/common/control.cpp) ----
+    # ---- BMv2 back end (p4c's backends/bmv2/common/header.cpp and control.cpp) ----
+    "header_not_whole_bytes": (
+        ingress("").replace("header h_t {", "header @@h_t {").replace("bit<16> b;", "bit<15> b;"),
+        "header h_t: its fields total 23 bits; BMv2 only supports headers whose fields total"
+        " a multiple of 8 bits",
+    ),
     "two_lpm_keys": (
         ingress(
             "        t.apply();",
@@ -129,6 +134,14 @@ def test_refused_as_p4c_refuses(compile_text: CompileText, name: str) -> None:
     assert (int(m[1]), int(m[2])) == (line, col), first
     assert message in m[3], first
     assert not result.json_path.exists()
+
+
+def test_metadata_not_whole_bytes_compiles(compile_text: CompileText) -> None:
+    # p4c pads metadata structs (the test programs' meta_t is 9 bits) and header types
+    # that no instance uses are not laid out.
+    program = ingress("").replace(INGRESS, "header unused_t { bit<3> a; }\n" + INGRESS, 1)
+    result = compile_text(program)
+    assert result.status == 0, result.err
 
 
 def test_division_by_a_run_time_value_compiles(compile_text: CompileText) -> None:

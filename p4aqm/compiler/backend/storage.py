@@ -167,9 +167,15 @@ class Layout:
     def header_type(self, ty: t.StructLike, name: str | None = None) -> str:
         name = name or ty.name
         if name not in self.header_types:
-            # Padded to whole bytes, as p4c pads every header type: BMv2 requires
-            # it, and a header of 41 bits then takes 6 bytes of the packet.
             width = t.width_of(ty)
+            if ty.kind == "header" and width % 8:
+                # BMv2 reads and writes headers in whole bytes; p4c's HeaderConverter
+                # refuses the others (it pads metadata only).
+                raise CompileError(
+                    ty.decl.pos if ty.decl is not None else None,
+                    f"header {ty.name}: its fields total {width} bits; BMv2 only supports"
+                    " headers whose fields total a multiple of 8 bits",
+                )
             fields = _flat_fields(ty) + _padding(width)
             max_length = None
             if any(isinstance(ft, t.Varbit) for _, ft in ty.fields):
@@ -309,5 +315,5 @@ def _flat_fields(ty: t.StructLike, prefix: str = "") -> list[tuple[str, int | st
 
 
 def _padding(bits: int) -> list[tuple[str, int, bool]]:
-    # BMv2 requires every header type, metadata too, to be a whole number of bytes.
+    # BMv2 requires every header type to be a whole number of bytes; p4c pads metadata.
     return [("_padding", 8 - bits % 8, False)] if bits % 8 else []
