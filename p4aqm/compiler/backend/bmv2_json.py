@@ -98,6 +98,7 @@ class Bmv2Builder(
         self.bind_storage(blocks)
         self.top_level_instances()
         parsers, pipelines, deparsers = self.lower_blocks(blocks)
+        self.ext.check_direct_meters()
         program = {
             **self.headers_json(),
             "field_lists": self.ext.field_lists,

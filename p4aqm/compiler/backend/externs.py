@@ -58,6 +58,7 @@ class ExternTables:
     # Direct meter name -> MeterType member, and the field its read() writes the color to.
     meter_types: dict[str, str] = field(default_factory=dict)
     direct_meter_targets: dict[str, list[str]] = field(default_factory=dict)
+    direct_meter_decls: dict[str, ast.Instantiation] = field(default_factory=dict)
     # Direct counter/meter name -> table it is attached to.
     bindings: dict[str, str] = field(default_factory=dict)
     # Field lists preserved by resubmit, recirculate and clone.  Their ids count from 1,
@@ -134,6 +135,17 @@ class ExternTables:
                     "result_target": self.direct_meter_targets.get(name),
                 }
             )
+
+    def check_direct_meters(self) -> None:
+        """A direct meter read by an action but attached to no table has no array in
+        BMv2 to run; p4c refuses it (issue1829-3-bmv2)."""
+        for name in self.direct_meter_targets:
+            if name not in self.bindings:
+                raise CompileError(
+                    self.direct_meter_decls[name].pos,
+                    f"{name}: direct meter is not associated with any table via 'meters'"
+                    " table property",
+                )
 
     def new_calculation(self, algo: str, inputs: list[Json]) -> str:
         name = "calc" if not self.calculations else f"calc_{len(self.calculations) - 1}"
@@ -212,6 +224,7 @@ def declare_instance(decl: ast.Instantiation, qualified: str, tables: ExternTabl
     elif kind == "direct_meter":
         tables.instances[(tables.scope, id(decl))] = ("direct_meter", qualified)
         tables.meter_types[qualified] = _enum_member(decl.args[0])
+        tables.direct_meter_decls[qualified] = decl
     elif kind in ("action_profile", "action_selector"):
         # Emitted with the first table using it (`action_profile_json`): a selector's
         # input is that table's selector keys.

@@ -360,6 +360,14 @@ class TableLowering:
             kind, qualified = found
             if qualified in self.ext.bindings:
                 raise CompileError(prop.pos, f"'{qualified}' is already attached to a table")
+            if kind == "direct_meter" and qualified not in self.ext.direct_meter_targets:
+                # BMv2 writes the color where read() says (its result_target); p4c
+                # refuses a direct meter that no action reads (issue1167-bmv2).
+                raise CompileError(
+                    decl.pos,
+                    f"table '{decl.name}' with direct meter '{qualified}' must have at least"
+                    " one action with a read method call",
+                )
             size_prop = decl.property("size")
             size = const_int(size_prop.value) if isinstance(size_prop, ast.ValueProperty) else 1024
             self.ext.bind_direct(kind, qualified, name, size)

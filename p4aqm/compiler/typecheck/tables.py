@@ -32,9 +32,14 @@ def is_integer(value: object) -> bool:
 
 
 def required_shape(decl: ast.TableDeclaration) -> None:
-    """What p4c refuses before typing a table: no `actions` property (its
-    ValidateParsedProgram), more than one lpm key (BMv2's tables have one prefix
+    """What p4c refuses before typing a table: a property declared twice, no `actions`
+    property (its ValidateParsedProgram), more than one lpm key (BMv2's tables have one prefix
     length; p4c's back end: "multiple LPM keys in table")."""
+    seen: set[str] = set()
+    for prop in decl.properties:
+        if prop.name in seen:
+            raise CompileError(prop.pos, f"table property '{prop.name}' is declared twice")
+        seen.add(prop.name)
     if decl.property("actions") is None:
         raise CompileError(decl.pos, f"table '{decl.name}' does not have an 'actions' property")
     key = decl.property("key")

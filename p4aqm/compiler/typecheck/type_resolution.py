@@ -164,7 +164,11 @@ class TypeResolution:
                 )
             underlying = u
         enum = t.Enum(decl.name, [m for m, _, _ in decl.members], underlying, decl=decl)
+        seen: set[str] = set()
         for name, value, pos in decl.members:
+            if name in seen:
+                raise CompileError(pos, f"'{name}' is already declared")
+            seen.add(name)
             if underlying is None:
                 continue
             if value is None:
