@@ -122,6 +122,10 @@ CASES: dict[str, tuple[str, str]] = {
         function("enum Z { A, @@A }", ""),
         "'A' is already declared",
     ),
+    "variable_named_dont_care": (
+        ingress("        bit<8> @@_ = 1;"),
+        "'_' is an illegal variable name",
+    ),
     "division_by_zero": (ingress("        m.x = @@m.x / 0;"), "division by zero"),
     "modulo_by_zero": (ingress("        m.x = @@m.x % 8w0;"), "modulo by zero"),
     "exit_in_function": (

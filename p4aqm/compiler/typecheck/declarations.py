@@ -250,6 +250,9 @@ class Declarations:
             raise CompileError(kinds[0].pos, f"'{kinds[0].name}' is not a match kind")
 
     def variable(self, decl: ast.VariableDeclaration, scope: Scope) -> None:
+        if decl.name == "_":
+            # `_` is the don't-care of arguments and keysets (p4c's ValidateParsedProgram).
+            raise CompileError(decl.pos, "'_' is an illegal variable name")
         ty = self.resolve_type(decl.type_ref, scope)
         decl.resolved = ty
         if decl.init is not None:
