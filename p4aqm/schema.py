@@ -183,10 +183,18 @@ class Column(StrEnum):
     AVG_PKTS = "avg_pkts"
     MAX_P = "max_p"
     ACTIVE_FLOWS = "active_flows"
+    # CoDel's: the last dequeued packet's sojourn, its dropping state and drop count.
+    SOJOURN_US = "sojourn_us"
+    DROPPING = "dropping"
+    DROP_COUNT = "drop_count"
+    # PIE's: its drop probability and the queueing delay it last saw.
+    DROP_PROB = "drop_prob"
+    QDELAY_US = "qdelay_us"
     MARKS_DELTA = "marks_delta"
     EARLY_DROPS_DELTA = "early_drops_delta"
     FORCED_DROPS_DELTA = "forced_drops_delta"
     OVERFLOW_DROPS_DELTA = "overflow_drops_delta"
+    DROPS_DELTA = "drops_delta"  # CoDel's drops at dequeue
     FLOW_DROPS_DELTA = "flow_drops_delta"
     THRESHOLD_DROPS_DELTA = "threshold_drops_delta"  # CBT's, per class
 

@@ -11,13 +11,24 @@ from pydantic import Field
 
 from p4aqm.controller.disciplines.ared import AredConfig
 from p4aqm.controller.disciplines.cbt import CbtConfig
+from p4aqm.controller.disciplines.codel import CodelConfig
 from p4aqm.controller.disciplines.droptail import DropTailConfig
 from p4aqm.controller.disciplines.fred import FredConfig
+from p4aqm.controller.disciplines.pie import PieConfig
 from p4aqm.controller.disciplines.red import RedConfig
 
 AqmConfig = Annotated[
-    AredConfig | CbtConfig | DropTailConfig | FredConfig | RedConfig,
+    AredConfig | CbtConfig | CodelConfig | DropTailConfig | FredConfig | PieConfig | RedConfig,
     Field(discriminator="discipline"),
 ]
 
-__all__ = ["AqmConfig", "AredConfig", "CbtConfig", "DropTailConfig", "FredConfig", "RedConfig"]
+__all__ = [
+    "AqmConfig",
+    "AredConfig",
+    "CbtConfig",
+    "CodelConfig",
+    "DropTailConfig",
+    "FredConfig",
+    "PieConfig",
+    "RedConfig",
+]
