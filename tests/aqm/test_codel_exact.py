@@ -80,6 +80,7 @@ class Lockstep:
         self.schedule = DepartureSchedule(SERVICE_US)
         self.counters = self.read_counters()
         self.seen: dict[CodelDecision | str, int] = {}
+        self.highest_count = 0
 
     def read_counters(self) -> tuple[int, ...]:
         return tuple(self.dp.counter_read(name, OUT_PORT)[1] for name in COUNTERS)
@@ -106,6 +107,7 @@ class Lockstep:
             assert moved == expected, f"departure at {depart_us} us: {decision}"
             self.check_state(f"after the departure at {depart_us} us")
             self.seen[decision] = self.seen.get(decision, 0) + 1
+            self.highest_count = max(self.highest_count, self.model.count)
             if decision is not CodelDecision.PASS and not was_dropping and self.model.count > 1:
                 self.seen["resumed"] = self.seen.get("resumed", 0) + 1
 
@@ -119,9 +121,18 @@ class Lockstep:
         self.check_state(f"after the arrival at {now_us} us")
 
 
-def run_lockstep(program: CompiledProgram, aqm: CodelConfig, packets: int) -> Lockstep:
+def run_lockstep(
+    program: CompiledProgram,
+    aqm: CodelConfig,
+    packets: int,
+    prepare: Callable[[Dataplane, CodelQueue], None] | None = None,
+) -> Lockstep:
+    """`packets` arrivals; prepare(dp, model), if given, first sets both to a state."""
     dp = aqm_dataplane(program, aqm, rate_pps=1e6 / SERVICE_US, seed=7)
-    run = Lockstep(dp, CodelQueue(CodelTables.from_params(aqm.params())))
+    model = CodelQueue(CodelTables.from_params(aqm.params()))
+    if prepare is not None:
+        prepare(dp, model)
+    run = Lockstep(dp, model)
     rng = random.Random(11)
     kinds = frames()
     now_us = 0

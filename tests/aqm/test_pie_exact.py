@@ -114,9 +114,18 @@ class Lockstep:
         self.highest_prob = max(self.highest_prob, self.model.drop_prob)
 
 
-def run_lockstep(program: CompiledProgram, aqm: PieConfig, packets: int) -> Lockstep:
+def run_lockstep(
+    program: CompiledProgram,
+    aqm: PieConfig,
+    packets: int,
+    prepare: Callable[[Dataplane, PieQueue], None] | None = None,
+) -> Lockstep:
+    """`packets` arrivals; prepare(dp, model), if given, first sets both to a state."""
     dp = aqm_dataplane(program, aqm, rate_pps=1e6 / SERVICE_US, seed=7)
-    run = Lockstep(dp, PieQueue(PieTables.from_params(aqm.params())))
+    model = PieQueue(PieTables.from_params(aqm.params()))
+    if prepare is not None:
+        prepare(dp, model)
+    run = Lockstep(dp, model)
     rng = random.Random(13)
     kinds = frames()
     now_us = 0
