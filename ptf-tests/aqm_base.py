@@ -12,6 +12,7 @@ none, so it adds no tests. No abc.ABC here: ptf collects only classes whose type
 exactly `type`, so an ABCMeta would hide every suite's tests.
 """
 
+import time
 from pathlib import Path
 
 import ptf
@@ -63,3 +64,15 @@ class AqmTest(BaseTest):
             if not isinstance(result, self.dataplane.PollSuccess):
                 return packets
             packets.append(bytes(result.packet))
+
+    def offered(self, frame: bytes, count: int, rate_pps: float, timeout_s: float) -> list[bytes]:
+        """Sends `count` copies of frame on port 1 at rate_pps, taking port 2's packets as
+        they come (ptf keeps at most 100 per port), then every packet until none arrives
+        for timeout_s."""
+        packets: list[bytes] = []
+        start = time.monotonic()
+        for index in range(count):
+            testutils.send_packet(self, 1, frame)
+            packets += self.received(timeout_s=0.001)
+            time.sleep(max(0.0, start + (index + 1) / rate_pps - time.monotonic()))
+        return packets + self.received(timeout_s)
