@@ -6,6 +6,8 @@ its queues are set over Thrift, with `simple_switch_CLI` (`set_queue_depth <pack
 second, so a rate in bit/s becomes packets/s at a packet size the config states
 (switch.bmv2_packet_bytes), and the controller says so. BMv2 cannot delay a link, and its
 queue depths are in packets only: such settings are refused before anything is written.
+CBQ's class queues take the same commands with the priority after the port, once the
+port's own (which set every priority queue of the port) are given.
 """
 
 import shutil
@@ -13,6 +15,7 @@ import subprocess
 import sys
 
 from p4aqm.controller.config import ControllerConfig, PortConfig
+from p4aqm.controller.disciplines import ClassQueue
 
 CLI = "simple_switch_CLI"
 CLI_TIMEOUT_S = 60
@@ -54,16 +57,41 @@ def _rate_pps(port: int, config: PortConfig, packet_bytes: int) -> tuple[int, st
     rate_bps = rate_bps if rate_bps is not None else (link.rate_bps if link else None)
     if not rate_bps:
         return None
+    return _bps_to_pps(f"port {port}: queue rate", rate_bps, packet_bytes)
+
+
+def _bps_to_pps(what: str, rate_bps: int, packet_bytes: int) -> tuple[int, str]:
     pps = max(1, round(rate_bps / (8 * packet_bytes)))
     return pps, (
-        f"port {port}: queue rate {rate_bps} bit/s = {pps} pkt/s at {packet_bytes}-byte"
+        f"{what} {rate_bps} bit/s = {pps} pkt/s at {packet_bytes}-byte"
         " packets (BMv2 counts whole packets per second)"
     )
 
 
-def queue_commands(config: ControllerConfig, depths: dict[int, int]) -> tuple[list[str], list[str]]:
-    """The CLI commands for every port's queue, and notes on the rate conversions;
-    `depths` are the depths the controller chose for AQM ports without one."""
+def class_commands(
+    classes: list[tuple[int, ClassQueue, int]], packet_bytes: int
+) -> tuple[list[str], list[str]]:
+    """Each class queue's depth and rate (a borrowing class keeps the port's), given as
+    (port, class queue, depth in packets), and notes on the rate conversions."""
+    commands, notes = [], []
+    for port, queue, depth in classes:
+        commands.append(f"set_queue_depth {depth} {port} {queue.priority}")
+        if queue.rate_bps is not None:
+            what = f"port {port} priority {queue.priority}: class rate"
+            pps, note = _bps_to_pps(what, queue.rate_bps, packet_bytes)
+            commands.append(f"set_queue_rate {pps} {port} {queue.priority}")
+            notes.append(note)
+    return commands, notes
+
+
+def queue_commands(
+    config: ControllerConfig,
+    depths: dict[int, int],
+    classes: list[tuple[int, ClassQueue, int]] | None = None,
+) -> tuple[list[str], list[str]]:
+    """The CLI commands for every port's queue, then for the class queues (`classes`, as
+    class_commands takes them), and notes on the rate conversions; `depths` are the
+    depths the controller chose for AQM ports without one."""
     commands, notes = [], []
     packet_bytes = config.switch.bmv2_packet_bytes
     for port, port_config in sorted(config.ports.items()):
@@ -76,7 +104,8 @@ def queue_commands(config: ControllerConfig, depths: dict[int, int]) -> tuple[li
         if rate is not None:
             commands.append(f"set_queue_rate {rate[0]} {port}")
             notes.append(rate[1])
-    return commands, notes
+    class_cmds, class_notes = class_commands(classes or [], packet_bytes)
+    return commands + class_cmds, notes + class_notes
 
 
 def run_cli(thrift_port: int, commands: list[str]) -> None:

@@ -20,7 +20,7 @@ from pydantic import (
     model_validator,
 )
 
-from p4aqm.controller.disciplines import AqmConfig
+from p4aqm.controller.disciplines import AqmConfig, CbqConfig
 from p4aqm.controller.schema import StrictModel
 
 MacAddress = Annotated[
@@ -91,6 +91,21 @@ class PortConfig(StrictModel):
                 f" ({self.aqm.limit_pkts}):"
                 " the AQM's own limit must bind first"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _cbq_fits_port(self) -> "PortConfig":
+        # CBQ shares the port's rate among its classes, so it needs one to share.
+        if not isinstance(self.aqm, CbqConfig):
+            return self
+        # The link's rate is the line the class queues share; a queue rate alone would
+        # give every class queue that rate, side by side.
+        if self.link is None or not self.link.rate_bps:
+            raise ValueError(
+                "aqm: cbq shares the link's rate among its classes: give link.rate_bps"
+            )
+        queue_bps = self.queue.rate_bps if self.queue is not None else None
+        self.aqm.check_port_rate(min(self.link.rate_bps, queue_bps or self.link.rate_bps))
         return self
 
 

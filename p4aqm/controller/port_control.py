@@ -20,6 +20,7 @@ from finsy.grpcutil import GRPCStatusCode
 
 from p4aqm.controller import bmv2_queues
 from p4aqm.controller.config import ControllerConfig, PortConfig
+from p4aqm.controller.disciplines import ClassQueue, class_queues
 from p4aqm.schema import LEAVES, Group, LeafName, field_name, leaf_path
 
 QUEUE_HEADROOM_PKTS = 64
@@ -59,6 +60,32 @@ def aqm_depths(ports: dict[int, PortConfig]) -> dict[int, int]:
     return depths
 
 
+def class_settings(ports: dict[int, PortConfig]) -> list[tuple[int, ClassQueue, int]]:
+    """Each class queue of the ports (CBQ's), with the port and the queue's depth in
+    packets: the port's own depth if it gives one (deeper than every class's limit, as
+    PortConfig checks), else QUEUE_HEADROOM_PKTS above the class's limit."""
+    settings = []
+    for port, config in sorted(ports.items()):
+        depth = config.queue.depth_pkts if config.queue is not None else None
+        for queue in class_queues(config.aqm):
+            settings.append((port, queue, depth or queue.limit_pkts + QUEUE_HEADROOM_PKTS))
+    return settings
+
+
+def class_updates(ports: dict[int, PortConfig]) -> list[tuple[GNMIPath, int | float]]:
+    """The gNMI leaves of each class queue: its depth, and its rate unless it borrows."""
+    updates: list[tuple[GNMIPath, int | float]] = []
+    for port, queue, depth in class_settings(ports):
+        leaves = [(LeafName.DEPTH_PKTS, depth)]
+        if queue.rate_bps is not None:
+            leaves.append((LeafName.RATE_BPS, queue.rate_bps))
+        updates += [
+            (GNMIPath(leaf_path(Group.QUEUE_CONFIG, port, leaf, queue.priority)), value)
+            for leaf, value in leaves
+        ]
+    return updates
+
+
 class PortService(enum.Enum):
     """How the switch takes queue and link settings."""
 
@@ -67,7 +94,7 @@ class PortService(enum.Enum):
 
 
 def needs_port_service(ports: dict[int, PortConfig]) -> bool:
-    return bool(port_updates(ports) or aqm_depths(ports))
+    return bool(port_updates(ports) or aqm_depths(ports) or class_settings(ports))
 
 
 async def port_service(config: ControllerConfig) -> PortService:
@@ -90,7 +117,9 @@ async def apply_ports(
     """Set every queue and link setting the config names, and the AQM ports' depths,
     with `client` (open, for PortService.GNMI); return how many were set."""
     if service is PortService.BMV2_CLI:
-        commands, notes = bmv2_queues.queue_commands(config, aqm_depths(config.ports))
+        commands, notes = bmv2_queues.queue_commands(
+            config, aqm_depths(config.ports), class_settings(config.ports)
+        )
         for note in notes:
             print(f"controller: {note}")
         bmv2_queues.run_cli(config.switch.thrift_port, commands)
@@ -106,4 +135,7 @@ async def apply_ports(
         await client.set(update=updates)
     if depths:
         await client.set(update=depths)
-    return len(updates) + len(depths)
+    classes = class_updates(ports)
+    if classes:
+        await client.set(update=classes)
+    return len(updates) + len(depths) + len(classes)

@@ -14,6 +14,7 @@ DISCIPLINES = {
     "ared": "ARED",
     "fred": "FRED",
     "cbt": "CBT",
+    "cbq": "CBQ",
     "codel": "CoDel",
     "pie": "PIE",
 }

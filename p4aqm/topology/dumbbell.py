@@ -38,7 +38,7 @@ from p4aqm.controller.config import (
     Route,
     SwitchTarget,
 )
-from p4aqm.controller.disciplines import AqmConfig
+from p4aqm.controller.disciplines import AqmConfig, priority_queues
 from p4aqm.controller.router import Router
 from p4aqm.topology.host_tcp import OFFLOADS, HostTcp, allow_congestion_controls, configure_host
 from p4aqm.topology.netem import netem_delay_command, require_netem
@@ -404,6 +404,7 @@ class Dumbbell:
                     device_id=side,
                     log_path=self.run_dir / f"{name}.log",
                     realtime_priority=spec.router_realtime_priority,
+                    priority_queues=priority_queues(spec.aqm_of(side)),
                 )
             )
         for plan in self.plans.values():

@@ -59,12 +59,15 @@ class P4AqmSwitch(Switch):
         log_path: Path | None = None,
         startup_timeout_s: float = 20.0,
         realtime_priority: int | None = None,
+        priority_queues: int = 1,
         **params: Any,  # noqa: ANN401 (Mininet's node parameters)
     ) -> None:
         params["inNamespace"] = False  # its ports are the root namespace's veth ends
         super().__init__(name, **params)
         self.device_id = device_id
         self.realtime_priority = realtime_priority
+        # Queues per egress port, picked by standard_metadata.priority (CBQ's classes).
+        self.priority_queues = priority_queues
         self.grpc_port = grpc_port
         self.grpc_addr: str | None = None
         self.log_path = log_path
@@ -85,6 +88,8 @@ class P4AqmSwitch(Switch):
         args += ["--grpc-server-addr", f"127.0.0.1:{self.grpc_port}"]
         if self.realtime_priority is not None:
             args += ["--realtime-priority", str(self.realtime_priority)]
+        if self.priority_queues > 1:
+            args += ["--priority-queues", str(self.priority_queues)]
         return args + self.interface_args()
 
     def start(self, controllers: list) -> None:  # noqa: ARG002 (no OpenFlow controllers)
@@ -178,4 +183,8 @@ class Bmv2Switch(P4AqmSwitch):
     def switch_args(self) -> list[str]:
         args = [SIMPLE_SWITCH_GRPC, "--no-p4", "--device-id", str(self.device_id)]
         args += ["--thrift-port", str(self.thrift_port), *self.interface_args()]
-        return [*args, "--", "--grpc-server-addr", self.grpc_addr or ""]
+        target = ["--grpc-server-addr", self.grpc_addr or ""]
+        if self.priority_queues > 1:
+            # A target option of simple_switch's, after the `--` as the gRPC address is.
+            target += ["--priority-queues", str(self.priority_queues)]
+        return [*args, "--", *target]
