@@ -12,7 +12,7 @@ loses most of itself; the marked and TCP packets among it, under their classes' 
 all pass. Alone, the lowest class takes the whole link, not only its share.
 """
 
-from aqm_base import AqmTest, frame_to_port2
+from aqm_base import AQM_PORT, AqmTest, frame_to_port2
 from ptf import testutils
 from scapy.layers.inet import TCP, UDP
 
@@ -64,7 +64,9 @@ class CbqTest(AqmTest):
         arrives for timeout_s."""
         packets = []
         while True:
-            result = testutils.dp_poll(self, device_number=0, port_number=2, timeout=timeout_s)
+            result = testutils.dp_poll(
+                self, device_number=0, port_number=AQM_PORT, timeout=timeout_s
+            )
             if not isinstance(result, self.dataplane.PollSuccess):
                 return packets
             packets.append((result.time, bytes(result.packet)))

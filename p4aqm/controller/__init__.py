@@ -14,6 +14,7 @@ from p4aqm.controller.config import (
 from p4aqm.controller.disciplines import (
     AqmConfig,
     AredConfig,
+    CbqConfig,
     CbtConfig,
     CodelConfig,
     DropTailConfig,
@@ -28,6 +29,7 @@ from p4aqm.controller.router import Changes, PortState, Router
 __all__ = [
     "AqmConfig",
     "AredConfig",
+    "CbqConfig",
     "CbtConfig",
     "Changes",
     "CodelConfig",
