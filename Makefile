@@ -31,12 +31,14 @@ demo-l3:
 	scripts/demo_l3.sh
 
 # The seed studies' quick profiles (experiments/studies/; PROFILE=full for the papers'
-# protocols), each into results/STUDY/ with its report.
+# protocols), each into results/STUDY/ with its report; JOBS points at once (auto: as
+# many as the points' measured CPU allows).
 PROFILE ?= quick
+JOBS ?= auto
 STUDIES := christiansen-tuning-red weigle-sack-ared-ecn parris-cbt scharf-iw10
 reproduce-1 reproduce-2 reproduce-3 reproduce-4: reproduce-%: build
 	study=$(word $*,$(STUDIES)); \
-	$(P4AQM) run experiments/studies/$$study.yaml --profile $(PROFILE) -o results/$$study-$(PROFILE) && \
+	$(P4AQM) run experiments/studies/$$study.yaml --profile $(PROFILE) --jobs $(JOBS) -o results/$$study-$(PROFILE) && \
 	$(P4AQM) report results/$$study-$(PROFILE) --findings experiments/studies/$$study.yaml
 
 # Figures, not tests: each printed beside a baseline measured in the same run.
