@@ -70,20 +70,29 @@ def refusal(exc: fy.P4ClientError) -> str | None:
     if exc.code == GRPCStatusCode.UNIMPLEMENTED:
         return exc.message
     errors = list(exc.details.values())  # finsy keeps only the updates that failed
-    unimplemented = all(e.canonical_code == GRPCStatusCode.UNIMPLEMENTED for e in errors)
-    if exc.code == GRPCStatusCode.UNKNOWN and errors and unimplemented:
-        return errors[0].message
-    return None
+    unimplemented = [e for e in errors if e.canonical_code == GRPCStatusCode.UNIMPLEMENTED]
+    return unimplemented[0].message if unimplemented else None
+
+
+def client_errors(exc: BaseException) -> list[fy.P4ClientError]:
+    """The P4Runtime errors in exc: itself, or those of an exception group (a failure
+    inside `async with fy.Switch` can arrive wrapped by its task group)."""
+    if isinstance(exc, fy.P4ClientError):
+        return [exc]
+    if isinstance(exc, BaseExceptionGroup):
+        return [e for sub in exc.exceptions for e in client_errors(sub)]
+    return []
 
 
 def reset_registers(config: ControllerConfig) -> str | None:
     """Zero port 2's registers; None, or the switch's reason for refusing to."""
     try:
         asyncio.run(_reset(config))
-    except fy.P4ClientError as exc:
-        if (reason := refusal(exc)) is None:
+    except (fy.P4ClientError, BaseExceptionGroup) as exc:
+        reasons = [refusal(e) for e in client_errors(exc)]
+        if not reasons or None in reasons:
             raise
-        return reason
+        return reasons[0]
     return None
 
 

@@ -20,6 +20,7 @@ the bottleneck over the same session every second.
 import csv
 import dataclasses
 import json
+import signal
 import subprocess
 import time
 from collections.abc import Callable
@@ -57,6 +58,7 @@ class PointRun:
         self.senders: dict[str, subprocess.Popen] = {}
         self.recordings: dict[str, MonitorRecording] = {}
         self._bulk_hosts: list[tuple[str, str]] = []  # (client, server) of each bulk flow
+        self.bulk_cut_short: list[str] = []  # bulk flows interrupted after the grace
 
     @property
     def total_s(self) -> float:
@@ -100,6 +102,7 @@ class PointRun:
             "started_ns": started_ns,
             "window": window,
             "web_users": self.point.web_users,
+            "bulk_cut_short": self.bulk_cut_short,
             "topology": topology_manifest,
             "fidelity": {"outside_bounds": fidelity.outside_bounds()},
             "seeds": self._seeds(net),
@@ -296,6 +299,9 @@ class PointRun:
                     continue
                 out, err = process.communicate(timeout=left_s)
             except subprocess.TimeoutExpired:
+                if name.startswith("bulk"):
+                    self._cut_short(name, process)
+                    continue
                 failures.append(f"{name}: still running {timeout_s:.0f} s after the end")
                 continue
             except RuntimeError as exc:
@@ -307,6 +313,23 @@ class PointRun:
                 )
         if failures:
             raise RuntimeError("; ".join(failures))
+
+    def _cut_short(self, name: str, process: subprocess.Popen) -> None:
+        """Interrupt a bulk flow still ending its test after the grace: with hundreds of
+        flows on a congested link, iperf3's closing exchange can sit in TCP's backed-off
+        retransmission timer for minutes. Interrupted, both ends write the intervals they
+        have (p4aqm/traffic/bulk.py reads them); the manifest names the flow."""
+        for end in (process, self.processes.get(f"{name}-server")):
+            if end is not None and end.poll() is None:
+                end.send_signal(signal.SIGINT)
+        for end in (process, self.processes.get(f"{name}-server")):
+            if end is not None:
+                try:
+                    end.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    end.kill()
+                    end.wait()
+        self.bulk_cut_short.append(name)
 
     def _stop_all(self) -> None:
         errors = []

@@ -57,6 +57,9 @@ class WebTraffic(Strict):
     calibration: Path | None = None
     params: WebParams = WebParams()
     two_way: bool = False
+    # The rate load_percent is a share of; unset, the bottleneck's. An uncongested
+    # reference (a faster bottleneck) keeps the users of the congested load this way.
+    load_rate_bps: float | None = Field(None, gt=0)
 
     @model_validator(mode="after")
     def one_way_to_size(self) -> "WebTraffic":
@@ -103,6 +106,17 @@ class PaperSetting(Strict):
     differs: str | None = None
 
 
+class Reference(Strict):
+    """A configuration run beside the sweep's grid: `set` (dotted field -> value) crossed
+    with the grid's values of every axis it does not set, each `repetitions` times. Its
+    points show `reference: LABEL` where grid points show their swept values (Christiansen
+    et al.'s uncongested best case at every load)."""
+
+    label: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    set: dict[str, Any] = Field(min_length=1)
+    repetitions: int = Field(1, ge=1, le=1000)
+
+
 class Experiment(Strict):
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
     topology: dict[str, Any] = {}
@@ -119,6 +133,7 @@ class Experiment(Strict):
     findings: list[Claim] = []
     # The paper's value of each setting of the setup table, keyed by its `setting`.
     paper: dict[str, PaperSetting] = {}
+    references: list[Reference] = []
 
     @model_validator(mode="after")
     def durations_fit(self) -> "Experiment":
@@ -292,27 +307,54 @@ def load_experiment(path: Path, profile: str | None = None) -> tuple[Experiment,
     for key, values in axes:
         if not values:
             raise ExperimentError(f"{_where(path, lines, ('sweep', key))}: sweep.{key}: empty list")
-    combinations = list(itertools.product(*(values for _, values in axes))) or [()]
+    grid = _grid(experiment)
     points = []
-    for combination in combinations:
-        overrides = {key: value for (key, _), value in zip(axes, combination, strict=True)}
+    for overrides, shown, repetitions in grid:
         resolved = copy.deepcopy(document)
         resolved.pop("sweep", None)
+        resolved.pop("references", None)
         for key, value in overrides.items():
             try:
                 _set_path(resolved, key, value)
             except KeyError:
-                where = _where(path, lines, ("sweep", key))
-                raise ExperimentError(f"{where}: sweep.{key}: not a field path") from None
+                where = _where(path, lines, ("sweep", key) if key in shown else ("references",))
+                raise ExperimentError(f"{where}: {key}: not a field path") from None
         point_experiment = validate(resolved, overrides)
-        for repetition in range(1, experiment.repetitions + 1):
+        for repetition in range(1, repetitions + 1):
             index = len(points) + 1
             points.append(
                 _resolve_point(
-                    path, lines, point_experiment, overrides, index, repetition, profiled
+                    path,
+                    lines,
+                    point_experiment.model_copy(update={"repetitions": repetitions}),
+                    shown,
+                    index,
+                    repetition,
+                    profiled,
                 )
             )
     return experiment, points
+
+
+Grid = list[tuple[dict[str, Any], dict[str, Any], int]]
+
+
+def _grid(experiment: Experiment) -> Grid:
+    """(field changes, what the point's name and manifest show, repetitions) of every
+    configuration: the sweep's combinations, then each reference crossed with the values
+    of the axes it does not set, showing those and its label."""
+    axes = list(experiment.sweep.items())
+    grid: Grid = []
+    for combination in itertools.product(*(values for _, values in axes)):
+        overrides = dict(zip((k for k, _ in axes), combination, strict=True))
+        grid.append((overrides, overrides, experiment.repetitions))
+    for reference in experiment.references:
+        free = [(k, values) for k, values in axes if k not in reference.set]
+        for combination in itertools.product(*(values for _, values in free)):
+            shown = dict(zip((k for k, _ in free), combination, strict=True))
+            grid.append(({**shown, **reference.set}, {**shown, "reference": reference.label},
+                         reference.repetitions))  # fmt: skip
+    return grid
 
 
 def _resolve_point(
@@ -357,9 +399,8 @@ def _resolve_point(
                 where = _where(path, lines, ("traffic", "web", "calibration"))
                 raise ExperimentError(f"{where}: traffic.web.calibration: {exc}") from None
         if traffic.web.load_percent is not None and calibration is not None:
-            users = users_for_load(
-                calibration, traffic.web.load_percent / 100, topology.bottleneck_rate_bps
-            )
+            rate_bps = traffic.web.load_rate_bps or topology.bottleneck_rate_bps
+            users = users_for_load(calibration, traffic.web.load_percent / 100, rate_bps)
     name = _point_name(index, overrides, repetition, experiment.repetitions)
     return Point(
         index=index,

@@ -29,7 +29,7 @@ from p4aqm.schema import (
     Column,
     counter_column,
 )
-from p4aqm.traffic.bulk import read_report
+from p4aqm.traffic.bulk import read_flow
 from p4aqm.traffic.records import read_records
 
 # experiments/README.md: the router whose bottleneck direction a monitor file samples.
@@ -301,8 +301,8 @@ def _bulk(point: Point) -> pd.DataFrame:
         if path.stem.endswith("-server"):  # the client's report holds both sides
             continue
         with _reading(path):
-            start_s = json.loads(path.read_text())["start"]["timestamp"]["timesecs"]
-            intervals = read_report(path, int(path.stem.removeprefix("flow")))
+            flow = int(path.stem.removeprefix("flow"))
+            intervals, start_s = read_flow(path, path.with_name(f"{path.stem}-server.json"), flow)
         end_ns = ((start_s + intervals["t_s"]) * 1e9).astype("int64")
         # An interval ending at the window's start is the warm-up's last second.
         after_start = intervals[end_ns > point.window[0]].assign(end_ns=end_ns)

@@ -60,6 +60,15 @@ TOPOLOGY_LABELS = {
     "router_realtime_priority": "routers' scheduling priority (SCHED_FIFO)",
     "bmv2_packet_bytes": "queue accounting unit (bytes)",
 }
+# The calibration file is where the users come from, not a setting of the traffic.
+WEB_NOT_SETTINGS = frozenset({"calibration"})
+WEB_LABELS = {
+    "users": "web users (given, or from the calibration at the load)",
+    "load_percent": "web load (% of load_rate_bps, else of the bottleneck's rate)",
+    "load_rate_bps": "the rate the load is a share of (bit/s)",
+    "params": "web users' model",
+    "two_way": "web traffic both ways (users and servers on both sides)",
+}
 HEADERS = {
     "setting": "setting",
     "label": "what",
@@ -176,24 +185,13 @@ def traffic_rows(points: list[Point]) -> list[tuple[str, str, str]]:
         return traffic(p).get("web") or {}
 
     rows = []
-    if any(web(p) for p in points):
-        rows += [
-            (
-                "traffic.web.load_percent",
-                "web load (% of the bottleneck's rate)",
-                _distinct(_text(web(p).get("load_percent")) for p in points),
-            ),
-            (
-                "traffic.web.users",
-                "web users (from the calibration at that load)",
-                _distinct(_text(p.manifest.get("web_users")) for p in points),
-            ),
-            (
-                "traffic.web.params",
-                "web users' model",
-                _distinct(_text(web(p).get("params")) for p in points),
-            ),
-        ]
+    keys = dict.fromkeys(k for p in points for k in web(p) if k not in WEB_NOT_SETTINGS)
+    for key in keys:
+        if key == "users":
+            values = (_text(p.manifest.get("web_users")) for p in points)
+        else:
+            values = (_text(web(p).get(key)) for p in points)
+        rows.append((f"traffic.web.{key}", WEB_LABELS.get(key, key), _distinct(values)))
     for kind, label in (
         ("cbr", "paced UDP (multimedia)"),
         ("blast", "UDP blast"),

@@ -65,21 +65,44 @@ def client_command(flow: BulkFlow, report: Path) -> list[str]:
     return command
 
 
-def read_report(report: Path, flow: int) -> pd.DataFrame:
-    """Per-interval records of a client report: flow, t_s (interval end, from the test's
-    start), goodput_bps and bytes (receiver), retransmits, snd_cwnd_bytes and rtt_us
-    (sender; missing if the report lacks the sender's side)."""
+# iperf3's errors for a test cut short by a signal: the report keeps its intervals so far.
+CUT_SHORT = ("the client has terminated", "the server has terminated")
+
+
+def _load(report: Path) -> dict[str, Any]:
     try:
-        data = json.loads(report.read_text())
+        return json.loads(report.read_text())
     except OSError as error:
         raise ValueError(f"{report}: cannot read the iperf3 report: {error.strerror}") from None
     except json.JSONDecodeError as error:
         raise ValueError(f"{report}:{error.lineno}: not JSON: {error.msg}") from None
-    return parse_report(data, flow, str(report))
+
+
+def _has_receiver(data: dict[str, Any]) -> bool:
+    intervals = data.get("intervals") or []
+    return "server_output_json" in data or bool(intervals and not intervals[0]["sum"]["sender"])
+
+
+def read_flow(client: Path, server: Path, flow: int) -> tuple[pd.DataFrame, float]:
+    """A flow's per-interval records (read_report's) and its start (Unix seconds): from
+    the client's report, or for a flow cut short, whose client report lacks the
+    receiver's side, from the server's (receiver only)."""
+    data = _load(client)
+    path = client
+    if not _has_receiver(data) and server.exists():
+        data, path = _load(server), server
+    return parse_report(data, flow, str(path)), data["start"]["timestamp"]["timesecs"]
+
+
+def read_report(report: Path, flow: int) -> pd.DataFrame:
+    """Per-interval records of a client report: flow, t_s (interval end, from the test's
+    start), goodput_bps and bytes (receiver), retransmits, snd_cwnd_bytes and rtt_us
+    (sender; missing if the report lacks the sender's side)."""
+    return parse_report(_load(report), flow, str(report))
 
 
 def parse_report(data: dict[str, Any], flow: int, source: str = "iperf3 report") -> pd.DataFrame:
-    if "error" in data:
+    if "error" in data and not str(data["error"]).endswith(CUT_SHORT):
         raise ValueError(f"{source}: iperf3 failed: {data['error']}")
     sides = [data] + ([data["server_output_json"]] if "server_output_json" in data else [])
     by_role: dict[bool, list[dict[str, Any]]] = {}

@@ -148,3 +148,42 @@ def test_profile_errors_name_the_profile(tmp_path: Path) -> None:
         load_experiment(path, "nope")
     with pytest.raises(ExperimentError, match=rf"{path}:14: warmup_s"):
         load_experiment(path, "broken")
+
+
+def test_a_reference_runs_beside_the_grid_at_every_value_it_leaves(tmp_path: Path) -> None:
+    """An uncongested best case at each load: the faster bottleneck keeps the congested
+    load's users (load_rate_bps), and its points show its label, not its fields."""
+    text = (
+        GOOD
+        + """references:
+  - label: uncongested
+    set:
+      topology.bottleneck_rate_bps: 100000000
+      traffic.web.load_rate_bps: 10000000
+      topology.right_to_left_depth_pkts: 100
+"""
+    )
+    _, points = load_experiment(write(tmp_path, text))
+    grid, references = points[:8], points[8:]
+    assert len(references) == 2  # one per load, one repetition each
+    assert [p.overrides for p in references] == [
+        {"traffic.web.load_percent": 50, "reference": "uncongested"},
+        {"traffic.web.load_percent": 90, "reference": "uncongested"},
+    ]
+    assert references[0].name == "p09_load_percent-50_reference-uncongested"
+    assert references[0].topology.bottleneck_rate_bps == 100_000_000
+    # The users of 50 % of 10 Mbit/s, as the grid's points at that load.
+    at_50 = {p.web_users for p in grid if p.overrides["traffic.web.load_percent"] == 50}
+    assert at_50 == {references[0].web_users}
+
+
+def test_a_bad_reference_is_named(tmp_path: Path) -> None:
+    text = (
+        GOOD
+        + """references:
+  - label: fast
+    set: {topology.no_such_field: 1}
+"""
+    )
+    with pytest.raises(ExperimentError, match=r"exp.yaml:\d+: .*no_such_field"):
+        load_experiment(write(tmp_path, text))

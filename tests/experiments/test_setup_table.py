@@ -92,9 +92,12 @@ def test_values_over_points_are_each_listed_once(christiansen: list[Point]) -> N
     assert table.loc["traffic.web.load_percent", "ours"] == "50; 70; 80; 90; 98; 110"
     assert table.loc["host.congestion_control", "ours"] == "reno"
     assert table.loc["host.sack", "ours"] == "off"
-    assert table.loc["run.repetitions", "ours"] == "5"
+    # Five runs of each grid point, one of the uncongested reference at each load.
+    assert table.loc["run.repetitions", "ours"] == "5; 1"
     aqms = table.loc["topology.right_to_left_aqm", "ours"].split("; ")
-    assert len(aqms) == 5 and aqms[0] == "discipline droptail, limit_pkts 120"
+    assert aqms[0] == "discipline droptail, limit_pkts 120"
+    assert len(aqms) == 6 and aqms[-1] == "drop-tail (no AQM)"
+    assert table.loc["topology.bottleneck_rate_bps", "ours"] == "10000000; 100000000"
 
 
 def test_the_paper_column_and_why_ours_differs(christiansen: list[Point]) -> None:
@@ -119,7 +122,8 @@ def test_a_point_that_did_not_run_is_left_out(christiansen: list[Point]) -> None
 
 
 @pytest.mark.parametrize(
-    "study", ["christiansen-tuning-red", "weigle-sack-ared-ecn", "parris-cbt", "scharf-iw10"]
+    "study",
+    ["christiansen-tuning-red", "weigle-sack-ared-ecn", "parris-cbt", "scharf-iw10", "beyond-red"],
 )
 def test_each_study_states_the_papers_value_of_every_setting(study: str) -> None:
     experiment, points = load_experiment(STUDIES / f"{study}.yaml", "quick")

@@ -39,7 +39,7 @@ def test_bad_topology_file_names_the_field(tmp_path: Path, yaml_text: str, named
 
 
 def test_unknown_aqm_and_missing_file(tmp_path: Path) -> None:
-    run = topo("dumbbell", "--aqm", "codel")
+    run = topo("dumbbell", "--aqm", "blue")
     assert run.returncode == 2 and "left_to_right_aqm" in run.stderr, run.stderr
     run = topo("dumbbell", "--config", str(tmp_path / "nope.yaml"))
     assert run.returncode == 2 and "nope.yaml" in run.stderr, run.stderr

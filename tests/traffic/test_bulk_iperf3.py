@@ -1,6 +1,7 @@
 """Bulk TCP through iperf3: the command lines, and per-interval records from its JSON."""
 
 import json
+import signal
 import subprocess
 import time
 from collections.abc import Callable
@@ -9,7 +10,14 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from p4aqm.traffic.bulk import BulkFlow, client_command, parse_report, read_report, server_command
+from p4aqm.traffic.bulk import (
+    BulkFlow,
+    client_command,
+    parse_report,
+    read_flow,
+    read_report,
+    server_command,
+)
 
 # iperf3 3.12 on loopback, 2 s at 20 Mbit/s, 0.5 s intervals, with --get-server-output.
 SAMPLE = Path(__file__).parent / "data" / "iperf3_loopback_2s.json"
@@ -74,3 +82,31 @@ def test_bad_reports_and_flows_are_named(tmp_path: Path) -> None:
         parse_report(without_server, 1)
     with pytest.raises(ValidationError, match="duration_s"):
         BulkFlow(flow=1, server_address="h", port=1, duration_s=2.5)
+
+
+def test_a_flow_cut_short_keeps_its_receivers_intervals(
+    tmp_path: Path, free_port: Callable[..., int]
+) -> None:
+    """Interrupted (as a point interrupts a flow still closing after its grace), the client
+    reports only its own side; the server's report gives what was received so far."""
+    flow = BulkFlow(flow=4, server_address="127.0.0.1", port=free_port(), duration_s=30,
+                    rate_bps=4e6)  # fmt: skip
+    client_report, server_report = tmp_path / "flow4.json", tmp_path / "flow4-server.json"
+    server = subprocess.Popen(server_command(flow, server_report))
+    time.sleep(0.3)
+    client = subprocess.Popen(client_command(flow, client_report))
+    time.sleep(2.2)
+    client.send_signal(signal.SIGINT)
+    client.wait(timeout=10)
+    server.wait(timeout=10)
+    assert "terminated" in json.loads(client_report.read_text())["error"]
+    records, start_s = read_flow(client_report, server_report, flow=4)
+    assert start_s == json.loads(server_report.read_text())["start"]["timestamp"]["timesecs"]
+    assert 3 <= len(records) <= 5 and (records["flow"] == 4).all()
+    # 4 Mbit/s for about 2 s: about a megabyte received, in receiver intervals only.
+    assert records["bytes"].sum() == pytest.approx(4e6 / 8 * 2.2, rel=0.3)
+    assert "retransmits" not in records
+    # Without the server's report the client's alone has no receiver side: an error.
+    server_report.unlink()
+    with pytest.raises(ValueError, match="no receiver intervals"):
+        read_flow(client_report, server_report, flow=4)
