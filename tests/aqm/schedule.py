@@ -5,8 +5,12 @@ max(now, previous departure + service): at once if the queue was idle. There is 
 FIFO, so departures keep arrival order whatever the packets' classes or flows.
 """
 
+import random
 from collections import deque
 from typing import Any
+
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
 
 
 class DepartureSchedule:
@@ -29,3 +33,28 @@ class DepartureSchedule:
         model must be told of it when it leaves besides the time (its class, its flow)."""
         self.last_us = max(now_us, self.last_us + self.service_us)
         self.pending.append((self.last_us, *packet))
+
+
+def ecn_frames() -> dict[int, bytes]:
+    """A UDP frame to port 2 with each ECN codepoint a sender may set: 0 Not-ECT, 1 and 2
+    ECT."""
+
+    def frame(ecn: int) -> bytes:
+        return bytes(Ether() / IP(dst="10.0.2.1", tos=ecn) / UDP() / (b"x" * 18))
+
+    return {ecn: frame(ecn) for ecn in (0, 1, 2)}
+
+
+def phased_gaps_us(
+    rng: random.Random, packets: int, over_us: int, idle_us: int, longest_phase: int
+) -> list[int]:
+    """Exponential inter-arrival gaps in phases of up to longest_phase packets: half the
+    phases overload (mean over_us), two in five underload (mean 1500 us), one in ten idle
+    (mean idle_us)."""
+    gaps: list[int] = []
+    while len(gaps) < packets:
+        phase = rng.random()
+        mean = over_us if phase < 0.5 else 1500 if phase < 0.9 else idle_us
+        count = rng.randint(50, longest_phase)
+        gaps += [max(1, round(rng.expovariate(1 / mean))) for _ in range(count)]
+    return gaps[:packets]

@@ -14,9 +14,7 @@ from collections.abc import Callable
 
 import pytest
 from aqm_switch import OUT_PORT, aqm_dataplane, read_register
-from scapy.layers.inet import IP, UDP
-from scapy.layers.l2 import Ether
-from schedule import DepartureSchedule
+from schedule import DepartureSchedule, ecn_frames, phased_gaps_us
 
 from p4aqm.controller.disciplines import CodelConfig
 from p4aqm.models.codel import CodelDecision, CodelQueue, CodelTables
@@ -40,23 +38,6 @@ STATE = (
 @pytest.fixture(scope="module")
 def codel_program(p4src_program: Callable[[str], CompiledProgram]) -> CompiledProgram:
     return p4src_program("codel")
-
-
-def frames() -> dict[int, bytes]:
-    def frame(ecn: int) -> bytes:
-        return bytes(Ether() / IP(dst="10.0.2.1", tos=ecn) / UDP() / (b"x" * 18))
-
-    return {ecn: frame(ecn) for ecn in (0, 1, 2)}
-
-
-def arrival_gaps_us(rng: random.Random, packets: int) -> list[int]:
-    """Inter-arrival gaps: phases of overload, underload and idleness."""
-    gaps: list[int] = []
-    while len(gaps) < packets:
-        phase = rng.random()
-        mean = 600 if phase < 0.5 else 1500 if phase < 0.9 else 200_000
-        gaps += [max(1, round(rng.expovariate(1 / mean))) for _ in range(rng.randint(50, 800))]
-    return gaps[:packets]
 
 
 def model_state(model: CodelQueue) -> tuple[int, ...]:
@@ -134,9 +115,9 @@ def run_lockstep(
         prepare(dp, model)
     run = Lockstep(dp, model)
     rng = random.Random(11)
-    kinds = frames()
+    kinds = ecn_frames()
     now_us = 0
-    for gap in arrival_gaps_us(rng, packets):
+    for gap in phased_gaps_us(rng, packets, 600, 200_000, 800):
         now_us += gap
         run.departures(now_us)
         dp.advance_time(now_us - dp.now_us())

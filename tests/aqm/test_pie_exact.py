@@ -15,9 +15,7 @@ from collections.abc import Callable
 
 import pytest
 from aqm_switch import OUT_PORT, aqm_dataplane, read_register
-from scapy.layers.inet import IP, UDP
-from scapy.layers.l2 import Ether
-from schedule import DepartureSchedule
+from schedule import DepartureSchedule, ecn_frames, phased_gaps_us
 
 from p4aqm.controller.disciplines import PieConfig
 from p4aqm.models.pie import PieDecision, PieQueue, PieTables, prob
@@ -41,23 +39,6 @@ STATE = (
 @pytest.fixture(scope="module")
 def pie_program(p4src_program: Callable[[str], CompiledProgram]) -> CompiledProgram:
     return p4src_program("pie")
-
-
-def frames() -> dict[int, bytes]:
-    def frame(ecn: int) -> bytes:
-        return bytes(Ether() / IP(dst="10.0.2.1", tos=ecn) / UDP() / (b"x" * 18))
-
-    return {ecn: frame(ecn) for ecn in (0, 1, 2)}
-
-
-def arrival_gaps_us(rng: random.Random, packets: int) -> list[int]:
-    """Inter-arrival gaps: phases of overload, underload and idleness."""
-    gaps: list[int] = []
-    while len(gaps) < packets:
-        phase = rng.random()
-        mean = 500 if phase < 0.5 else 1500 if phase < 0.9 else 300_000
-        gaps += [max(1, round(rng.expovariate(1 / mean))) for _ in range(rng.randint(50, 1500))]
-    return gaps[:packets]
 
 
 def model_state(model: PieQueue) -> tuple[int, ...]:
@@ -127,9 +108,9 @@ def run_lockstep(
         prepare(dp, model)
     run = Lockstep(dp, model)
     rng = random.Random(13)
-    kinds = frames()
+    kinds = ecn_frames()
     now_us = 0
-    for gap in arrival_gaps_us(rng, packets):
+    for gap in phased_gaps_us(rng, packets, 500, 300_000, 1500):
         now_us += gap
         run.departures(now_us)
         dp.advance_time(now_us - dp.now_us())
