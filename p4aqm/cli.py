@@ -25,6 +25,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "status": ("p4aqm.experiments.status", "each point of a results folder: done, running, failed"),
     "report": ("p4aqm.report.cli", "an HTML report with figures of a results folder"),
     "calibrate": ("p4aqm.experiments.calibrate", "measure web load against users; fit and plot it"),
+    "wad": ("p4aqm.tuning.cli", "tune TCP per connection by rules, after Net100's WAD (eBPF)"),
     "clean": ("p4aqm.topology.clean", "remove the namespaces, veths and processes p4aqm started"),
 }
 

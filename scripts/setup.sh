@@ -19,9 +19,10 @@ die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 # iperf3: bulk TCP flows and the dumbbell's throughput tests; irtt: RTT probes;
 # chromium: the test that opens `p4aqm report`'s HTML headless; slurm-wlm and munge:
 # the single-node cluster the Slurm backend's test starts; util-linux: setpriv, which
-# ties each switch's life to the process that started it.
+# ties each switch's life to the process that started it; clang, libbpf-dev and bpftool:
+# the tuning daemon's sock_ops program (p4aqm/tuning/), compiled and attached to cgroups.
 debian_packages=(util-linux cpp iproute2 procps ethtool netsniff-ng iputils-ping mininet iperf3 irtt chromium
-                 slurm-wlm munge)
+                 slurm-wlm munge clang libbpf-dev bpftool)
 missing=()
 for pkg in "${debian_packages[@]}"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")

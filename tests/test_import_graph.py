@@ -28,6 +28,7 @@ Graph = dict[str, set[str]]
 # Bottom to top.
 LAYERS = {
     "p4aqm.schema": 0,
+    "p4aqm.yaml_lines": 0,
     "p4aqm.compiler": 1,
     "p4aqm.models": 1,
     "p4aqm.switch": 2,
@@ -35,6 +36,7 @@ LAYERS = {
     "p4aqm.controller": 3,
     "p4aqm.traffic": 3,
     "p4aqm.topology": 4,
+    "p4aqm.tuning": 3,
     "p4aqm.experiments": 5,
     "p4aqm.report": 6,
     "p4aqm.cli": 7,

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from p4aqm.experiments.spec import UdpFlow
+from p4aqm.experiments.spec import TcpTrace, UdpFlow
 from p4aqm.topology import Dumbbell
 from p4aqm.traffic import bulk
 from p4aqm.traffic.web.browsing import WebParams
@@ -119,6 +119,14 @@ def client_summary(name: str, process: subprocess.Popen, timeout_s: float) -> di
 
 def udp_receiver_command(listen: str, records: Path) -> list[str]:
     return python_module("p4aqm.traffic.cbr", "recv", "--listen", listen, "--records", records)
+
+
+def tcp_trace_command(trace: TcpTrace, records: Path) -> list[str]:
+    """The per-flow TCP tracer of one host (p4aqm/traffic/tcp_trace.py)."""
+    ports = [flag for port in trace.ports for flag in ("--port", port)]
+    return python_module(
+        "p4aqm.traffic.tcp_trace", "--out", records, "--period-ms", trace.period_ms, *ports
+    )
 
 
 def udp_sender_command(

@@ -7,6 +7,7 @@ Files of a point (experiments/README.md):
     web/HOST.parquet     per-request (clients) and per-connection (servers) records
     udp/FLOW.parquet     per-packet records of each CBR flow and blast, FLOW.json its
                          sender's summary
+    tcp/HOST.parquet     per-flow TCP state over time of each traced host (tcp_trace)
     bulk/FLOW.json       iperf3's report of each bulk flow
     throughput.csv       per second and direction: bottleneck bytes, bit/s, utilisation
     drops.json           the bottleneck ports' counters and queue, from the switches
@@ -37,6 +38,7 @@ from p4aqm.topology import Dumbbell
 from p4aqm.topology.cgroup import Cgroup
 from p4aqm.topology.dumbbell import BOTTLENECK_PORT, LEFT, RIGHT
 from p4aqm.traffic import bulk
+from p4aqm.tuning.bpf import Tuner, TuningError
 
 START_DELAY_S = 1.0  # between starting the receivers and the senders' epoch
 DIRECTIONS = {LEFT: "client_to_server", RIGHT: "server_to_client"}
@@ -59,6 +61,8 @@ class PointRun:
         self.recordings: dict[str, MonitorRecording] = {}
         self._bulk_hosts: list[tuple[str, str]] = []  # (client, server) of each bulk flow
         self.bulk_cut_short: list[str] = []  # bulk flows interrupted after the grace
+        self.tuner: Tuner | None = None
+        self.tuned: dict[str, dict[str, int]] = {}  # per tuning rule: connections tuned
 
     @property
     def total_s(self) -> float:
@@ -71,7 +75,9 @@ class PointRun:
         with Dumbbell(spec) as net:
             started_ns = time.time_ns()
             try:
+                self._start_tuning()
                 self._start_monitors(net)
+                self._start_tracers(net)
                 self._start_receivers(net)
                 time.sleep(START_DELAY_S)
                 epoch_ns = time.time_ns()
@@ -103,6 +109,7 @@ class PointRun:
             "window": window,
             "web_users": self.point.web_users,
             "bulk_cut_short": self.bulk_cut_short,
+            "tuning": self.tuned,
             "topology": topology_manifest,
             "fidelity": {"outside_bounds": fidelity.outside_bounds()},
             "seeds": self._seeds(net),
@@ -171,6 +178,28 @@ class PointRun:
                 out=self.out / f"monitor-{name}.parquet",
                 metadata=metadata,
             )
+
+    def _start_tuning(self) -> None:
+        """The tuning rules on every connection the point's processes open, from before
+        the first one (p4aqm/tuning/)."""
+        rules = self.point.experiment.tuning
+        if rules is None:
+            return
+        if self.cgroup is None:
+            raise RuntimeError(
+                "tuning: needs the point's cgroup, and this machine has no cgroup v2"
+            )
+        self.tuner = Tuner(rules, self.cgroup.path, self.cgroup.path.name).attach()
+
+    def _start_tracers(self, net: Dumbbell) -> None:
+        """The per-flow TCP tracer of each traced host, from before the first connection."""
+        trace = self.point.experiment.tcp_trace
+        if trace is None:
+            return
+        (self.out / "tcp").mkdir(exist_ok=True)
+        for host in trace.hosts:
+            command = launch.tcp_trace_command(trace, self.out / "tcp" / f"{host}.parquet")
+            self.processes[f"tcp-trace-{host}"] = net.host(host).popen(command)
 
     def _start_receivers(self, net: Dumbbell) -> None:
         traffic = self.point.experiment.traffic
@@ -331,8 +360,24 @@ class PointRun:
                     end.wait()
         self.bulk_cut_short.append(name)
 
-    def _stop_all(self) -> None:
+    def _stop_tuning(self) -> list[str]:
+        """Read what each rule tuned and detach the rules; the errors."""
+        if self.tuner is None:
+            return []
         errors = []
+        for step in (self._read_tuned, self.tuner.detach):
+            try:
+                step()
+            except TuningError as exc:
+                errors.append(f"tuning: {exc}")
+        return errors
+
+    def _read_tuned(self) -> None:
+        assert self.tuner is not None
+        self.tuned = self.tuner.counters()
+
+    def _stop_all(self) -> None:
+        errors = self._stop_tuning()
         for name, recording in self.recordings.items():
             try:
                 recording.stop()

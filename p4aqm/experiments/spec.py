@@ -29,13 +29,15 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from p4aqm.experiments.claims import Claim
 from p4aqm.topology import DumbbellSpec
 from p4aqm.topology.spec_file import SpecFileError, spec_from_mapping
 from p4aqm.traffic.calibration import Calibration, load_calibration, users_for_load
 from p4aqm.traffic.web.browsing import WebParams
+from p4aqm.tuning.rules import Rules
+from p4aqm.yaml_lines import chained_merges, line_map, line_of
 
 
 class ExperimentError(ValueError):
@@ -98,6 +100,24 @@ class Traffic(Strict):
     bulk: list[BulkTraffic] = []
 
 
+class TcpTrace(Strict):
+    """Per-flow TCP tracing (p4aqm/traffic/tcp_trace.py): every connection of these hosts
+    (or those with a local or remote port in `ports`) sampled every period_ms, into the
+    point's tcp/HOST.parquet."""
+
+    hosts: list[str] = Field(min_length=1)
+    period_ms: float = Field(10.0, ge=1, le=60_000)
+    ports: list[int] = []
+
+    @field_validator("ports")
+    @classmethod
+    def ports_valid(cls, ports: list[int]) -> list[int]:
+        bad = [p for p in ports if not 0 < p < 65536]
+        if bad:
+            raise ValueError(f"port {bad[0]}: a port is 1-65535")
+        return ports
+
+
 class PaperSetting(Strict):
     """What the paper a study reproduces used for one setting of the setup table
     (p4aqm/report/setup.py), and why ours differs, if it does."""
@@ -134,6 +154,10 @@ class Experiment(Strict):
     # The paper's value of each setting of the setup table, keyed by its `setting`.
     paper: dict[str, PaperSetting] = {}
     references: list[Reference] = []
+    tcp_trace: TcpTrace | None = None
+    # Per-connection TCP tuning after WAD (p4aqm/tuning/rules.py's rules), applied to every
+    # connection the point's processes open: match the hosts by their addresses.
+    tuning: Rules | None = None
 
     @model_validator(mode="after")
     def durations_fit(self) -> "Experiment":
@@ -164,26 +188,6 @@ class Point(BaseModel):
     calibration: Calibration | None
 
 
-def _line_map(text: str) -> dict[tuple[str, ...], int]:
-    """Each mapping key's and sequence item's path -> its 1-based line in the YAML."""
-    lines: dict[tuple[str, ...], int] = {}
-
-    def walk(node: yaml.Node, path: tuple[str, ...]) -> None:
-        lines.setdefault(path, node.start_mark.line + 1)
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                lines[(*path, str(key.value))] = key.start_mark.line + 1
-                walk(value, (*path, str(key.value)))
-        elif isinstance(node, yaml.SequenceNode):
-            for i, item in enumerate(node.value):
-                walk(item, (*path, str(i)))
-
-    root = yaml.compose(text)
-    if root is not None:
-        walk(root, ())
-    return lines
-
-
 def _where(
     path: Path,
     lines: dict[tuple[str, ...], int],
@@ -197,10 +201,7 @@ def _where(
         shorter = min(len(swept), len(loc))
         if (len(loc) > 1 or len(swept) == 1) and swept[:shorter] == loc[:shorter]:
             return f"{path}:{lines.get(origin, lines.get(origin[:-1], 0))}"
-    for n in range(len(loc), -1, -1):
-        if loc[:n] in lines:
-            return f"{path}:{lines[loc[:n]]}"
-    return str(path)
+    return line_of(path, lines, loc)
 
 
 def _field_of(error: dict[str, Any]) -> tuple[str, ...]:
@@ -259,13 +260,13 @@ def _point_name(index: int, overrides: dict[str, Any], repetition: int, repetiti
     return "_".join(parts)
 
 
-def load_experiment(path: Path, profile: str | None = None) -> tuple[Experiment, list[Point]]:
-    """The experiment (with `profile`'s changes, if given) and every point of its sweep,
-    all validated before anything runs."""
+def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...], int]]:
+    """The file's mapping and the line of each field; an ExperimentError names the
+    line of what cannot be read."""
     try:
         text = path.read_text()
         document = yaml.safe_load(text)
-        lines = _line_map(text)
+        lines = line_map(text)
     except OSError as exc:
         raise ExperimentError(f"{path}: cannot read: {exc.strerror}") from None
     except yaml.MarkedYAMLError as exc:
@@ -274,6 +275,19 @@ def load_experiment(path: Path, profile: str | None = None) -> tuple[Experiment,
         raise ExperimentError(f"{path}{line}: invalid YAML: {exc.problem}") from None
     if not isinstance(document, dict):
         raise ExperimentError(f"{path}: expected a mapping (name, topology, traffic, ...)")
+    chained = chained_merges(text)
+    if chained:
+        raise ExperimentError(
+            f"{path}:{chained[0]}: a merge (<<) of a mapping that itself merges one: PyYAML"
+            " loses the middle mapping's own keys; merge the first one and write them out"
+        )
+    return document, lines
+
+
+def load_experiment(path: Path, profile: str | None = None) -> tuple[Experiment, list[Point]]:
+    """The experiment (with `profile`'s changes, if given) and every point of its sweep,
+    all validated before anything runs."""
+    document, lines = _read_yaml(path)
     profiled: dict[str, tuple[str, ...]] = {}
     if profile is not None:
         profiles = document.get("profiles") or {}
@@ -387,6 +401,13 @@ def _resolve_point(
                         f"{where}: traffic.{kind}[{i}].{end}: no host {name!r}"
                         f" (hosts: {', '.join(sorted(hosts))}){note}"
                     )
+    for i, host in enumerate(experiment.tcp_trace.hosts if experiment.tcp_trace else []):
+        if host not in hosts:
+            where = _where(path, lines, ("tcp_trace", "hosts", str(i)), set_by)
+            raise ExperimentError(
+                f"{where}: tcp_trace.hosts[{i}]: no host {host!r}"
+                f" (hosts: {', '.join(sorted(hosts))}){note}"
+            )
     calibration, users = None, None
     if traffic.web is not None:
         users = traffic.web.users

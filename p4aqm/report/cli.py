@@ -2,14 +2,14 @@
 index.html; `p4aqm report --compare A B [-o OUT/]`: two results folders side by side,
 each curve and row labelled with its folder's name.
 
-OUT (default RESULTS/report/, or A/report-vs-B/) gets index.html, summary.csv,
-setup.csv and setup.md (every setting the points ran with, beside the paper's), fidelity.csv
-(each point's emulation fidelity and whether it ran within its bounds),
-drops.csv, repetitions.csv (when points repeat), findings.csv (when the experiment states
-claims) and figures/ (PNG, SVG and CSV of each figure). The claims are the experiment
-file's `findings:` section, as the points ran it or from `--findings FILE`; their table
-ends the page and is printed. Bad input is one error line naming the path, and exit
-status 2.
+OUT (default RESULTS/report/, or A/report-vs-B/) gets index.html, summary.csv, setup.csv
+and setup.md (every setting the points ran with, beside the paper's), fidelity.csv (each
+point's emulation fidelity and whether it ran within its bounds), drops.csv,
+repetitions.csv (when points repeat), findings.csv and findings.md (when the experiment
+states claims) and figures/ (PNG, SVG and CSV of each figure). The claims are the
+experiment file's `findings:` section, as the points ran it or from `--findings FILE`;
+their table ends the page and is printed. Bad input is one error line naming the path,
+and exit status 2.
 """
 
 import argparse
@@ -22,11 +22,11 @@ from pydantic import TypeAdapter, ValidationError
 
 from p4aqm.experiments.claims import Claim
 from p4aqm.experiments.spec import ExperimentError, load_experiment
-from p4aqm.report import figures
+from p4aqm.report import claim_figures, figures
 from p4aqm.report.fidelity import HEADERS as FIDELITY_HEADERS
 from p4aqm.report.fidelity import fidelity_table
 from p4aqm.report.files import write_csv, write_text
-from p4aqm.report.findings import FindingsError, as_text, findings_table
+from p4aqm.report.findings import FindingsError, as_text, findings_markdown, findings_table
 from p4aqm.report.grouping import Labeller, slug, source_labels
 from p4aqm.report.html import PointSection, Problem, Report, Table, write_html
 from p4aqm.report.load import (
@@ -47,6 +47,8 @@ from p4aqm.report.metrics import (
 )
 from p4aqm.report.setup import HEADERS as SETUP_HEADERS
 from p4aqm.report.setup import as_markdown, setup_table, unstated
+from p4aqm.report.tcp_state import tcp_over_time
+from p4aqm.report.timelines import timelines
 
 UDP_HEADERS = {
     "flow": "flow",
@@ -119,6 +121,7 @@ def _point_section(data: PointData, labeller: Labeller, out: Path) -> PointSecti
         figures.utilisation(data, stem, out),
         figures.queue_over_time(data, stem, out),
         figures.udp_delay(data, stem, out),
+        tcp_over_time(data, stem, out),
     ]
     udp = udp_table(data)
     tables = [("UDP flows", Table(udp, UDP_HEADERS))] if len(udp) else []
@@ -259,6 +262,7 @@ def _findings(
     except FindingsError as exc:
         raise ResultsError(source, f"findings: {exc}") from None
     write_csv(out / "findings.csv", findings)
+    write_text(out / "findings.md", findings_markdown(findings))
     print(f"findings ({len(claims)} claims):\n{as_text(findings)}")
     return findings
 
@@ -288,12 +292,14 @@ def build_report(folders: list[Path], out: Path, findings_file: Path | None = No
     drops_view = _drops_view(drops, out, several)
     repetitions_view = _repetitions_view(datas, summary, labeller, out)
     comparisons = _comparisons(datas, summary, labeller, out)
+    comparisons += filter(None, [timelines(datas, labeller, out)])
     queue_figures = [
         figures.queue_histogram(datas, labeller, out),
         figures.drops_by_cause(drops, labeller, out),
     ]
     claims = claims_of(points, findings_file)
     findings = _findings(claims, datas, summary, out, findings_file or folders[0])
+    drawn_claims = claim_figures.claim_figures(claims, datas, summary, out)
 
     names = list(dict.fromkeys(p.experiment_name or p.source for p in points))
     title = "p4aqm report: " + (" vs ".join(labels) if several else ", ".join(names))
@@ -313,6 +319,7 @@ def build_report(folders: list[Path], out: Path, findings_file: Path | None = No
         fidelity=Table(fidelity, FIDELITY_HEADERS, "fidelity.csv"),
         points=[_point_section(d, labeller, out) for d in datas],
         findings=findings,
+        claim_figures=drawn_claims,
         setup=_setup_view(points, findings_file, out),
     )
     return write_html(report, out)

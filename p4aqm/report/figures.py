@@ -43,7 +43,7 @@ class FigureFile:
     caption: str
 
 
-def _save(
+def save(
     figure: Figure, data: pd.DataFrame, out: Path, stem: str, title: str, caption: str
 ) -> FigureFile:
     directory = out / FIGURES_DIR
@@ -54,14 +54,14 @@ def _save(
     return FigureFile(stem, title, caption)
 
 
-def _panels(
-    count: int, width: float = 4.2, height: float = 3.4, sharey: bool = True
+def panels(
+    count: int, width: float = 4.2, height: float = 3.4, sharey: bool = True, sharex: bool = True
 ) -> tuple[Figure, list[Axes]]:
     """A figure of count panels, up to three a row."""
     columns = min(count, 3)
     rows = math.ceil(count / columns)
     figure = Figure(figsize=(width * columns, height * rows), layout="constrained")
-    grid = figure.subplots(rows, columns, squeeze=False, sharex=True, sharey=sharey).ravel()
+    grid = figure.subplots(rows, columns, squeeze=False, sharex=sharex, sharey=sharey).ravel()
     for unused in grid[count:]:
         figure.delaxes(unused)
     return figure, list(grid[:count])
@@ -86,7 +86,7 @@ class _Styles:
         return {"color": colour, "linestyle": linestyle}
 
 
-def _ecdf(times_ms: np.ndarray) -> pd.DataFrame:
+def ecdf(times_ms: np.ndarray) -> pd.DataFrame:
     times_ms = np.sort(times_ms)
     count = len(times_ms)
     return pd.DataFrame(
@@ -100,7 +100,7 @@ def _ecdf(times_ms: np.ndarray) -> pd.DataFrame:
     )
 
 
-def _legend(ax: Axes, **options: Any) -> None:  # noqa: ANN401 (matplotlib's options)
+def legend(ax: Axes, **options: Any) -> None:  # noqa: ANN401 (matplotlib's options)
     """A legend whose long labels (a swept AQM with all its parameters) are wrapped, so
     that they do not squeeze the axes to nothing."""
     handles, labels = ax.get_legend_handles_labels()
@@ -114,7 +114,7 @@ def _repetition_curves(ax: Axes, parts: list[pd.Series], y: str, style: dict[str
     if len(parts) < 2:
         return
     for part in parts:
-        curve = _ecdf(part.to_numpy(dtype=np.float64))
+        curve = ecdf(part.to_numpy(dtype=np.float64))
         thin = {**style, "linewidth": 0.7, "alpha": 0.35}
         ax.plot(curve["response_time_ms"], curve[y], drawstyle="steps-post", **thin)
 
@@ -131,7 +131,7 @@ def response_times(datas: list[PointData], labeller: Labeller, out: Path) -> lis
     if not pooled:
         return []
     curves = {
-        (load, key): _ecdf(pd.concat(parts).to_numpy(dtype=np.float64)).assign(
+        (load, key): ecdf(pd.concat(parts).to_numpy(dtype=np.float64)).assign(
             results=key[0], configuration=labeller.label(key), load_percent=load
         )
         for (load, key), parts in pooled.items()
@@ -155,7 +155,7 @@ def response_times(datas: list[PointData], labeller: Labeller, out: Path) -> lis
             "log-log: the share of requests that took at least x",
         ),
     ):
-        figure, axes = _panels(len(loads))
+        figure, axes = panels(len(loads))
         styles = _Styles(labeller)
         for ax, load in zip(axes, loads, strict=True):
             for (curve_load, key), curve in curves.items():
@@ -176,7 +176,7 @@ def response_times(datas: list[PointData], labeller: Labeller, out: Path) -> lis
             ax.set_ylabel(ylabel)
             ax.grid(True, which="both", alpha=0.3)
             # Where the curves are not: a CDF starts low on the left, a tail ends low.
-            _legend(ax, loc="upper left" if y == "cumulative_percent" else "lower left")
+            legend(ax, loc="upper left" if y == "cumulative_percent" else "lower left")
         if y == "percent_at_least":
             axes[0].set_yscale("log")
         else:
@@ -187,7 +187,7 @@ def response_times(datas: list[PointData], labeller: Labeller, out: Path) -> lis
             " a curve per configuration (repetitions pooled), thin curves each repetition's"
             " (their spread is the runs' noise), a panel per web load."
         )
-        files.append(_save(figure, data[columns], out, stem, title, caption))
+        files.append(save(figure, data[columns], out, stem, title, caption))
     return files
 
 
@@ -231,7 +231,7 @@ def response_time_by_rtt(
     if table.empty or table["base_rtt_ms"].nunique() < 2:
         return None
     loads = _loads(list({load for load, _ in pooled}))
-    figure, axes = _panels(len(loads))
+    figure, axes = panels(len(loads))
     styles = _Styles(labeller)
     for ax, load in zip(axes, loads, strict=True):
         here = table[table["load_percent"].map(lambda x, load=load: x == load)]
@@ -249,7 +249,7 @@ def response_time_by_rtt(
         ax.set_ylabel("median response time (ms)")
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
-        _legend(ax, loc="upper left")
+        legend(ax, loc="upper left")
     caption = (
         "Web requests started inside the measurement window that completed (ok), grouped by"
         " the base round-trip time of their client and server (link delays, no queueing):"
@@ -257,7 +257,7 @@ def response_time_by_rtt(
         " (triangles); repetitions pooled, a panel per web load."
     )
     data = table.drop(columns="key")
-    return _save(
+    return save(
         figure, data, out, "response-time-by-rtt", "Response time by round-trip time", caption
     )
 
@@ -297,7 +297,7 @@ def queue_histogram(datas: list[PointData], labeller: Labeller, out: Path) -> Fi
         )
     data = pd.concat(rows, ignore_index=True)
     loads = _loads([load for load, _, _ in pooled])
-    figure, axes = _panels(len(loads))
+    figure, axes = panels(len(loads))
     styles = _Styles(labeller)
     for ax, load in zip(axes, loads, strict=True):
         for (curve_load, key, _), curve in zip(pooled, rows, strict=True):
@@ -312,8 +312,8 @@ def queue_histogram(datas: list[PointData], labeller: Labeller, out: Path) -> Fi
         ax.set_xlabel("queue length (pkts)")
         ax.set_ylabel("% of samples")
         ax.grid(True, alpha=0.3)
-        _legend(ax)
-    return _save(
+        legend(ax)
+    return save(
         figure,
         data,
         out,
@@ -375,7 +375,7 @@ def drops_by_cause(drops: pd.DataFrame, labeller: Labeller, out: Path) -> Figure
         ax.grid(True, axis="x", alpha=0.3)
     # Outside the axes: a legend inside would hide the longest bars.
     figure.legend(loc="outside upper center", ncols=len(causes) + len(marks), fontsize="small")
-    return _save(
+    return save(
         figure,
         long,
         out,
@@ -390,7 +390,7 @@ def along_axis(table: pd.DataFrame, axis: str, labeller: Labeller, out: Path) ->
     """The compared metrics against one sweep axis: a panel per metric, a line per series
     (the other sweep values), the mean over repetitions with its 95 % interval as a bar."""
     metrics = list(dict.fromkeys(table["metric"]))
-    figure, axes = _panels(len(metrics), width=4.0, height=3.0, sharey=False)
+    figure, axes = panels(len(metrics), width=4.0, height=3.0, sharey=False)
     values = list(dict.fromkeys(table["axis_value"]))
     numeric = is_numeric(values)
     position = {value: i for i, value in enumerate(values)}
@@ -429,7 +429,7 @@ def along_axis(table: pd.DataFrame, axis: str, labeller: Labeller, out: Path) ->
         handles, labels = ax.get_legend_handles_labels()
         legend |= dict(zip(labels, handles, strict=True))
     figure.legend(legend.values(), legend.keys(), loc="outside upper center", ncols=2)
-    return _save(
+    return save(
         figure,
         table,
         out,
@@ -455,8 +455,8 @@ def utilisation(data: PointData, stem: str, out: Path) -> FigureFile | None:
     ax.set_xlabel("time since the window's start (s)")
     ax.set_ylabel("utilisation")
     ax.grid(True, alpha=0.3)
-    _legend(ax)
-    return _save(
+    legend(ax)
+    return save(
         figure,
         throughput[["t_s", "direction", "bps", "utilisation"]],
         out,
@@ -485,10 +485,10 @@ def queue_over_time(data: PointData, stem: str, out: Path) -> FigureFile | None:
         ax.set_title(f"{queue.name} ({DIRECTION_TEXT.get(queue.direction, queue.direction)})")
         ax.set_ylabel("packets")
         ax.grid(True, alpha=0.3)
-        _legend(ax, loc="upper right")
+        legend(ax, loc="upper right")
         rows.append(samples[["t_s", *columns]].assign(queue=queue.name))
     axes[-1].set_xlabel("time since the window's start (s)")
-    return _save(
+    return save(
         figure,
         pd.concat(rows, ignore_index=True),
         out,
@@ -515,8 +515,8 @@ def udp_delay(data: PointData, stem: str, out: Path) -> FigureFile | None:
     ax.set_xlabel("send time since the window's start (s)")
     ax.set_ylabel("one-way delay (ms)")
     ax.grid(True, alpha=0.3)
-    _legend(ax, markerscale=4)
-    return _save(
+    legend(ax, markerscale=4)
+    return save(
         figure,
         pd.concat(rows, ignore_index=True),
         out,

@@ -91,7 +91,7 @@ def _unit(metric: str) -> str:
     return ""
 
 
-def _difference_unit(check: Check) -> str:
+def difference_unit(check: Check) -> str:
     """a - b's unit: percent of b, or the metric's own (a difference of percents is in
     percentage points)."""
     if check.relative:
@@ -257,12 +257,12 @@ def _label(check: Check, where: dict[str, Any]) -> str:
         metric = "response times" if check.expect == "crossover" else check.metric
         parts = [f"{compared}: {METRICS.get(metric, metric)}"]
     if check.requests is not None:
-        parts.append(_subset_text(check.requests))
+        parts.append(subset_text(check.requests))
     parts += [f"{k.rsplit('.', 1)[-1]}={value_text(v)}" for k, v in where.items()]
     return ", ".join(parts)
 
 
-def _subset_text(subset: Requests) -> str:
+def subset_text(subset: Requests) -> str:
     parts = []
     if subset.reply_bytes_above:
         parts.append(f"replies > {subset.reply_bytes_above / 1e3:g} KB")
@@ -309,7 +309,7 @@ def _consistently(a: Side, b: Side, check: Check) -> str:
     if not wide.known or wide.low <= 0 <= wide.high:
         return ""
     direction = "lower" if wide.high < 0 else "higher"
-    return f"; a consistently {direction} ({wide.text(_difference_unit(check))})"
+    return f"; a consistently {direction} ({wide.text(difference_unit(check))})"
 
 
 def _comparison(evaluator: Evaluator, check: Check, where: dict[str, Any]) -> tuple[Row, Interval]:
@@ -317,7 +317,7 @@ def _comparison(evaluator: Evaluator, check: Check, where: dict[str, Any]) -> tu
     label = _label(check, where)
     a = evaluator.side(check.metric, where, check.a, check.requests)
     b = evaluator.side(check.metric, where, check.b, check.requests)
-    unit = _difference_unit(check)
+    unit = difference_unit(check)
     bounded = check.expect in ("same", "at_most")
     level = EQUIVALENCE_LEVEL if bounded else LEVEL
     if not a.runs or not b.runs:
@@ -353,7 +353,7 @@ def _about(evaluator: Evaluator, check: Check, where: dict[str, Any]) -> Row:
         what, shown_unit = "a", unit
     else:
         interval = difference(a.runs, b.runs, False, EQUIVALENCE_LEVEL)
-        what, shown_unit = "a − b", _difference_unit(check)
+        what, shown_unit = "a − b", difference_unit(check)
     low, high = check.about - check.within, check.about + check.within
     return Row(
         "",
@@ -412,7 +412,7 @@ def _crossover(evaluator: Evaluator, check: Check, where: dict[str, Any]) -> Row
     )
 
 
-def _gains(
+def gains(
     evaluator: Evaluator, check: Check, where: dict[str, Any], subset: Requests | None
 ) -> Side:
     """a's gain over b in each pair of runs: b - a, or 100 (b - a) / b; none unpaired."""
@@ -426,7 +426,7 @@ def _gains(
 
 
 def _condition_text(subset: Requests | None, where: dict[str, Any]) -> str:
-    parts = [_subset_text(subset)] if subset is not None else []
+    parts = [subset_text(subset)] if subset is not None else []
     parts += [f"{k.rsplit('.', 1)[-1]}={value_text(v)}" for k, v in where.items()]
     return ", ".join(parts) or "all"
 
@@ -443,9 +443,9 @@ def _larger_gain(evaluator: Evaluator, check: Check, where: dict[str, Any]) -> R
         for side in (check.a, check.b)
     ):
         return _no_data(check, label)
-    gain = _gains(evaluator, check, where, check.requests)
-    gain_versus = _gains(evaluator, check, versus_where, versus)
-    unit = _difference_unit(check)
+    gain = gains(evaluator, check, where, check.requests)
+    gain_versus = gains(evaluator, check, versus_where, versus)
+    unit = difference_unit(check)
     interval = difference(gain.runs, gain_versus.runs, relative=False)
     unpaired = "n/a (the runs do not pair)"
     return Row(
@@ -532,6 +532,22 @@ def as_text(table: pd.DataFrame) -> str:
         if row["expected"]:
             lines[-1] += f" (expected {row['expected']})"
     return "\n".join(lines)
+
+
+def findings_markdown(table: pd.DataFrame) -> str:
+    """The findings as the README shows them: a bold row per claim with its verdict, a row
+    per check with both sides, a − b with its interval, what was expected, and the verdict."""
+    lines = [
+        "| claim (paper) / check | a | b | a − b | expected | verdict |",
+        "|---|---|---|---|---|---|",
+    ]
+    for _, row in table.iterrows():
+        if row["claim"]:
+            cells = [f"**{row['claim']}**", "", "", "", "", f"**{row['verdict']}**"]
+        else:
+            cells = [row[c] for c in ("check", "a", "b", "measured", "expected", "verdict")]
+        lines.append("| " + " | ".join(str(c).replace("|", "/") for c in cells) + " |")
+    return "\n".join(lines) + "\n"
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ elsewhere) with the tables as HTML and the figures by their path relative to it.
 import html
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -77,6 +77,7 @@ class Report:
     fidelity: Table
     points: list[PointSection]
     findings: pd.DataFrame | None = None  # p4aqm/report/findings.py's table
+    claim_figures: list[FigureFile] = field(default_factory=list)  # claim_figures.py's
     setup: Table | None = None  # p4aqm/report/setup.py's table
 
 
@@ -273,6 +274,7 @@ def render(report: Report) -> str:
             " configuration the claim is about, b its baseline; each side is the mean over"
             " its points, with [min–max, n] over repetitions.</p>\n",
             _findings(report.findings),
+            *(_figure(f) for f in report.claim_figures),
         ]
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'

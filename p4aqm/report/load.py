@@ -13,7 +13,7 @@ Monitor files come with p4aqm/schema.py's columns, also those written before it
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ WEB_COLUMNS = ("start_ns", "response_time_us", "reply_bytes", "outcome")
 # throughput.csv's time is the monitor's: CLOCK_REALTIME in ns.
 THROUGHPUT_COLUMNS = (Column.REALTIME_NS, "direction", "bps", "utilisation", "measured")
 UDP_COLUMNS = ("flow_id", "seq", "send_ns", "recv_ns", "owd_us")
+TCP_COLUMNS = ("realtime_ns", "src", "sport", "dst", "dport", "snd_cwnd_pkts", "srtt_us")
 
 
 class ResultsError(Exception):
@@ -121,6 +122,8 @@ class PointData:
     udp: list[UdpFlow]
     # Bulk TCP (iperf3), per flow and 1-second interval ending in the window: bytes, t_s.
     bulk: pd.DataFrame
+    # The TCP tracer's samples of every traced host (tcp/HOST.parquet), with host and t_s.
+    tcp: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def load_results(folder: Path, source: str) -> list[Point]:
@@ -180,6 +183,7 @@ def load_point(point: Point) -> PointData:
         queues=_queues(point),
         udp=_udp(point),
         bulk=_bulk(point),
+        tcp=_tcp(point),
     )
 
 
@@ -310,6 +314,18 @@ def _bulk(point: Point) -> pd.DataFrame:
     if not frames:
         return pd.DataFrame(columns=["flow", "bytes", "end_ns", "t_s"])
     return pd.concat(frames, ignore_index=True)
+
+
+def _tcp(point: Point) -> pd.DataFrame:
+    """The TCP tracer's samples inside the window, each with its host."""
+    frames = []
+    for path in _record_paths(point.folder / "tcp"):
+        with _reading(path):
+            samples, _ = read_records(path)
+            _require(samples, TCP_COLUMNS)
+        host = path.name.removesuffix(".parquet")
+        frames.append(_inside(samples, Column.REALTIME_NS, point.window).assign(host=host))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def _udp(point: Point) -> list[UdpFlow]:

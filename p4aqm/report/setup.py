@@ -214,7 +214,7 @@ def run_rows(points: list[Point]) -> list[tuple[str, str, str]]:
     def field(p: Point, key: str) -> Any:  # noqa: ANN401 - a YAML scalar
         return p.manifest.get("experiment", {}).get(key)
 
-    return [
+    rows = [
         (
             "run.duration_s",
             "measured duration (s)",
@@ -236,6 +236,29 @@ def run_rows(points: list[Point]) -> list[tuple[str, str, str]]:
             _distinct(_text(field(p, "repetitions")) for p in points),
         ),
     ]
+    # Tuning rules change host settings per connection: a row wherever a point had them.
+    if any(field(p, "tuning") for p in points):
+        rows.append(
+            (
+                "host.tuning",
+                "per-connection tuning rules (p4aqm/tuning, first match wins)",
+                _distinct(_rules_text(field(p, "tuning")) for p in points),
+            )
+        )
+    return rows
+
+
+def _rules_text(tuning: dict[str, Any] | None) -> str:
+    if not tuning:
+        return "none"
+
+    def given(values: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in values.items() if v is not None}
+
+    return ", ".join(
+        f"{rule['name']}: {_text(given(rule.get('match') or {}))} -> {_text(given(rule['set']))}"
+        for rule in tuning["rules"]
+    )
 
 
 def setup_table(points: list[Point], paper: dict[str, dict[str, str | None]]) -> pd.DataFrame:

@@ -38,3 +38,24 @@ def tcp_info(sock: socket.socket) -> TcpInfo:
         rtt_us=fields[_RTT],
         total_retrans=fields[_TOTAL_RETRANS],
     )
+
+
+# The whole struct up to tcpi_snd_wnd (offset 228; Linux 6.2 and later), for the tracer
+# (p4aqm/traffic/tcp_trace.py): after total_retrans come pacing_rate, max_pacing_rate,
+# bytes_acked, bytes_received (__u64), segs_out, segs_in, notsent_bytes, min_rtt,
+# data_segs_in, data_segs_out (__u32), delivery_rate, busy_time, rwnd_limited,
+# sndbuf_limited (__u64), delivered, delivered_ce (__u32), bytes_sent, bytes_retrans
+# (__u64), dsack_dups, reord_seen, rcv_ooopack, snd_wnd (__u32).
+FULL = struct.Struct("=8B24I4Q6I4Q2I2Q4I")
+FULL_NAMES = (
+    "state", "ca_state", "retransmits", "probes", "backoff", "options", "wscale",
+    "app_limited", "rto", "ato", "snd_mss", "rcv_mss", "unacked", "sacked", "lost",
+    "retrans", "fackets", "last_data_sent", "last_ack_sent", "last_data_recv",
+    "last_ack_recv", "pmtu", "rcv_ssthresh", "rtt", "rttvar", "snd_ssthresh", "snd_cwnd",
+    "advmss", "reordering", "rcv_rtt", "rcv_space", "total_retrans", "pacing_rate",
+    "max_pacing_rate", "bytes_acked", "bytes_received", "segs_out", "segs_in",
+    "notsent_bytes", "min_rtt", "data_segs_in", "data_segs_out", "delivery_rate",
+    "busy_time", "rwnd_limited", "sndbuf_limited", "delivered", "delivered_ce",
+    "bytes_sent", "bytes_retrans", "dsack_dups", "reord_seen", "rcv_ooopack", "snd_wnd",
+)  # fmt: skip
+INDEX = {name: i for i, name in enumerate(FULL_NAMES)}

@@ -11,6 +11,7 @@ import forwarding
 import generator_cpu
 import monitor_cost
 import p4runtime_writes
+import tracer_cost
 
 BOUND = f"  GENERATOR-BOUND: delivered within {forwarding.GENERATOR_BOUND:.0%} of offered"
 
@@ -78,6 +79,10 @@ def main() -> None:
         " (--jobs auto), with their fidelity and response times"
     )
     for line in experiment_throughput.report():
+        print(line)
+
+    print(f"\n== TCP tracer: {tracer_cost.FLOWS} connections every {tracer_cost.PERIOD_MS} ms")
+    for line in tracer_cost.report():
         print(line)
 
     print("\n== The demo's RED point at 100 Mbit/s: fidelity and CPU")

@@ -68,6 +68,9 @@ def test_point_names_tell_swept_mappings_apart_by_every_value(tmp_path: Path) ->
         (("[50, 90]", "[50, 900]"), 11, "load_percent"),
         (("warmup_s: 5", "warmup_s: 5\nsample_period_ms: 60000"), 8, "sample_period_ms"),
         (("topology.right_to_left", "topology.nothing.right_to_left"), 10, "nothing"),
+        (("warmup_s: 5", "warmup_s: 5\ntcp_trace: {hosts: [s1, s9]}"), 8, "no host 's9'"),
+        (("warmup_s: 5", "warmup_s: 5\ntcp_trace: {hosts: [s1], ports: [0]}"), 8, "port 0"),
+        (("warmup_s: 5", "warmup_s: 5\ntcp_trace: {hosts: []}"), 8, "tcp_trace.hosts"),
     ],
 )
 def test_bad_files_name_line_and_field(
@@ -78,6 +81,14 @@ def test_bad_files_name_line_and_field(
         load_experiment(path)
     message = str(error.value)
     assert f"{path}:{line}" in message and named in message, message
+
+
+def test_a_chained_yaml_merge_is_refused_by_line(tmp_path: Path) -> None:
+    """PyYAML 6 loses `k: p` in the last item here, so the file must not rely on it."""
+    chained = "x0: &c {k: c, m: 1}\nx1: &p\n  <<: *c\n  k: p\nx2:\n  <<: *p\n  m: 3\n"
+    path = write(tmp_path, GOOD + chained)
+    with pytest.raises(ExperimentError, match=f"{path}:17: a merge"):
+        load_experiment(path)
 
 
 def test_a_bad_file_starts_nothing(tmp_path: Path) -> None:

@@ -254,6 +254,7 @@ def test_every_figure_is_written_as_png_svg_and_csv(report: tuple[Path, Path]) -
         "queue-histogram",
         "drops-by-cause",
         "axis-traffic.web.load_percent",
+        "timelines",  # the points have a multimedia (cbr) flow
     }
     for point in ok_points(results):
         expected |= {f"{point.name}-{kind}" for kind in ("utilisation", "queue", "udp-delay")}
@@ -543,6 +544,10 @@ def test_findings_end_the_report_and_are_printed(
     findings = pd.read_csv(out / "findings.csv", keep_default_na=False)
     assert findings["verdict"].tolist() == ["inconclusive", "inconclusive", "no data"]
     assert findings.loc[1, "b"].endswith("n=2]")  # load 50 ran twice
+    # The README's table: the claim in bold with its verdict, then each check's row.
+    table = (out / "findings.md").read_text().splitlines()
+    assert table[2] == "| **More load, more utilisation** |  |  |  |  | **inconclusive** |"
+    assert len(table) == 2 + 3 and table[4].endswith("| no data |")
     index = (out / "index.html").read_text()
     assert index.rindex('<h2 id="findings">') > index.rindex('<h2 id="definitions">')
     assert "More load, more utilisation" in index[index.index('id="findings"') :]
