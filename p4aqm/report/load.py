@@ -40,7 +40,7 @@ WEB_COLUMNS = ("start_ns", "response_time_us", "reply_bytes", "outcome")
 # throughput.csv's time is the monitor's: CLOCK_REALTIME in ns.
 THROUGHPUT_COLUMNS = (Column.REALTIME_NS, "direction", "bps", "utilisation", "measured")
 UDP_COLUMNS = ("flow_id", "seq", "send_ns", "recv_ns", "owd_us")
-TCP_COLUMNS = ("realtime_ns", "src", "sport", "dst", "dport", "snd_cwnd_pkts", "srtt_us")
+TCP_COLUMNS = (Column.REALTIME_NS, "src", "sport", "dst", "dport", "snd_cwnd_pkts", "srtt_us")
 
 
 class ResultsError(Exception):

@@ -30,6 +30,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from p4aqm.schema import Column
 from p4aqm.traffic import tcp_info
 from p4aqm.traffic.records import RecordWriter
 
@@ -56,7 +57,7 @@ RECEIVE_BYTES = 1 << 20
 # ways. Rates are in bit/s (the kernel gives bytes per second).
 SCHEMA = pa.schema(
     [
-        ("realtime_ns", pa.int64()),
+        (Column.REALTIME_NS, pa.int64()),
         ("src", pa.string()),
         ("sport", pa.uint16()),
         ("dst", pa.string()),
@@ -182,7 +183,7 @@ def rows(realtime_ns: int, diag: DiagSocket, ports: frozenset[int]) -> Iterator[
             )
         values = tcp_info.FULL.unpack_from(info)
         row: dict[str, Any] = {
-            "realtime_ns": realtime_ns,
+            Column.REALTIME_NS: realtime_ns,
             "src": socket.inet_ntoa(fields[6][:4]),
             "sport": sport,
             "dst": socket.inet_ntoa(fields[7][:4]),

@@ -4,6 +4,7 @@ import json
 import os
 import statistics
 import sys
+import time
 from pathlib import Path
 
 import yaml
@@ -74,11 +75,16 @@ def test_emulation_counts_every_packet_sent(l3_program: CompiledProgram, tmp_pat
 
 
 def loop_thread_policy(switch_pid: int) -> int:
-    """The scheduling policy of the switch's event loop thread (p4dp-loop)."""
-    for task in Path(f"/proc/{switch_pid}/task").iterdir():
-        if (task / "comm").read_text().strip() == "p4dp-loop":
-            return os.sched_getscheduler(int(task.name))
-    raise AssertionError(f"switch {switch_pid} has no p4dp-loop thread")
+    """The scheduling policy of the switch's event loop thread (p4dp-loop), once it has
+    started: the switch answers before its dataplane's thread is spawned, which on a busy
+    machine can take a moment."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        for task in Path(f"/proc/{switch_pid}/task").iterdir():
+            if (task / "comm").read_text().strip() == "p4dp-loop":
+                return os.sched_getscheduler(int(task.name))
+        time.sleep(0.05)
+    raise AssertionError(f"switch {switch_pid} has no p4dp-loop thread after 10 s")
 
 
 def test_the_event_loop_runs_at_the_realtime_priority_asked() -> None:
