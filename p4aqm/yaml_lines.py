@@ -2,8 +2,38 @@
 (experiment files, the tuning daemon's rules)."""
 
 from pathlib import Path
+from typing import Any
 
 import yaml
+
+
+class YamlFileError(ValueError):
+    """A file that is not a readable YAML mapping; the message starts with FILE[:LINE]."""
+
+
+def read_mapping(path: Path, expected: str) -> tuple[dict[str, Any], dict[tuple[str, ...], int]]:
+    """The file's top-level mapping and the line of each field. A YamlFileError names
+    the file, and the line where it can: unreadable, invalid YAML, not a mapping
+    (`expected` says what should be there), or a chained merge (chained_merges)."""
+    try:
+        text = path.read_text()
+        document = yaml.safe_load(text)
+        lines = line_map(text)
+    except OSError as exc:
+        raise YamlFileError(f"{path}: cannot read: {exc.strerror}") from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        line = f":{mark.line + 1}" if mark else ""
+        raise YamlFileError(f"{path}{line}: invalid YAML: {exc.problem}") from None
+    if not isinstance(document, dict):
+        raise YamlFileError(f"{path}: expected a mapping ({expected})")
+    chained = chained_merges(text)
+    if chained:
+        raise YamlFileError(
+            f"{path}:{chained[0]}: a merge (<<) of a mapping that itself merges one: PyYAML"
+            " loses the middle mapping's own keys; merge the first one and write them out"
+        )
+    return document, lines
 
 
 def line_map(text: str) -> dict[tuple[str, ...], int]:

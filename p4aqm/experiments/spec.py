@@ -28,7 +28,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from p4aqm.experiments.claims import Claim
@@ -37,7 +36,7 @@ from p4aqm.topology.spec_file import SpecFileError, spec_from_mapping
 from p4aqm.traffic.calibration import Calibration, load_calibration, users_for_load
 from p4aqm.traffic.web.browsing import WebParams
 from p4aqm.tuning.rules import Rules
-from p4aqm.yaml_lines import chained_merges, line_map, line_of
+from p4aqm.yaml_lines import YamlFileError, line_of, read_mapping
 
 
 class ExperimentError(ValueError):
@@ -261,27 +260,10 @@ def _point_name(index: int, overrides: dict[str, Any], repetition: int, repetiti
 
 
 def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...], int]]:
-    """The file's mapping and the line of each field; an ExperimentError names the
-    line of what cannot be read."""
     try:
-        text = path.read_text()
-        document = yaml.safe_load(text)
-        lines = line_map(text)
-    except OSError as exc:
-        raise ExperimentError(f"{path}: cannot read: {exc.strerror}") from None
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        line = f":{mark.line + 1}" if mark else ""
-        raise ExperimentError(f"{path}{line}: invalid YAML: {exc.problem}") from None
-    if not isinstance(document, dict):
-        raise ExperimentError(f"{path}: expected a mapping (name, topology, traffic, ...)")
-    chained = chained_merges(text)
-    if chained:
-        raise ExperimentError(
-            f"{path}:{chained[0]}: a merge (<<) of a mapping that itself merges one: PyYAML"
-            " loses the middle mapping's own keys; merge the first one and write them out"
-        )
-    return document, lines
+        return read_mapping(path, "name, topology, traffic, ...")
+    except YamlFileError as exc:
+        raise ExperimentError(str(exc)) from None
 
 
 def load_experiment(path: Path, profile: str | None = None) -> tuple[Experiment, list[Point]]:

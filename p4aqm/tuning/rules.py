@@ -24,10 +24,9 @@ import ipaddress
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from p4aqm.yaml_lines import line_map, line_of
+from p4aqm.yaml_lines import YamlFileError, line_of, read_mapping
 
 # WAD's knobs (the seed's config line) that no socket option or sock_ops callback of this
 # kernel sets per connection, with why.
@@ -104,17 +103,9 @@ class Rules(Strict):
 def load_rules(path: Path) -> Rules:
     """The rules of a file; a RulesError names the file, the line and the field."""
     try:
-        text = path.read_text()
-        document = yaml.safe_load(text)
-        lines = line_map(text)
-    except OSError as exc:
-        raise RulesError(f"{path}: cannot read: {exc.strerror}") from None
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        line = f":{mark.line + 1}" if mark else ""
-        raise RulesError(f"{path}{line}: invalid YAML: {exc.problem}") from None
-    if not isinstance(document, dict):
-        raise RulesError(f"{path}: expected a mapping with rules: [...]")
+        document, lines = read_mapping(path, "rules: [...]")
+    except YamlFileError as exc:
+        raise RulesError(str(exc)) from None
     _refuse_untunable(path, lines, document)
     try:
         return Rules.model_validate(document)
