@@ -4,7 +4,7 @@ P4AQM   := $(VENV)/p4aqm
 PROGRAMS := $(basename $(notdir $(wildcard p4src/*.p4)))
 OUTPUTS := $(foreach p,$(PROGRAMS),build/$(p).json)
 
-.PHONY: build test lint demo demo-l3 bench fuzz clean reproduce-1 reproduce-2 reproduce-3 reproduce-4 reproduce-5
+.PHONY: build test lint demo demo-l3 bench fuzz clean reproduce-1 reproduce-2 reproduce-3 reproduce-4 reproduce-5 reproduce-6
 
 build: $(OUTPUTS)
 
@@ -35,8 +35,8 @@ demo-l3:
 # many as the points' measured CPU allows).
 PROFILE ?= quick
 JOBS ?= auto
-STUDIES := christiansen-tuning-red weigle-sack-ared-ecn parris-cbt scharf-iw10 beyond-red
-reproduce-1 reproduce-2 reproduce-3 reproduce-4 reproduce-5: reproduce-%: build
+STUDIES := christiansen-tuning-red weigle-sack-ared-ecn parris-cbt scharf-iw10 beyond-red dunigan-wad
+reproduce-1 reproduce-2 reproduce-3 reproduce-4 reproduce-5 reproduce-6: reproduce-%: build
 	study=$(word $*,$(STUDIES)); \
 	$(P4AQM) run experiments/studies/$$study.yaml --profile $(PROFILE) --jobs $(JOBS) -o results/$$study-$(PROFILE) && \
 	$(P4AQM) report results/$$study-$(PROFILE) --findings experiments/studies/$$study.yaml

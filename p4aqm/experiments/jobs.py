@@ -36,9 +36,12 @@ from p4aqm.topology.sandbox import Sandbox
 # share of its cores: the rest is headroom for bursts and for the kernel's own packet
 # work that no cgroup is charged with.
 AUTO_CPU_SHARE = 0.75
-# A point's CPU is estimated once it has run this long (bring-up costs more than
-# running), over the last ESTIMATE_WINDOW_S.
-SETTLE_S = 15.0
+# A point's CPU is estimated over the last ESTIMATE_WINDOW_S, once its measurement has
+# run that long: after its bring-up (at most BRING_UP_S) and its warm-up. Bring-up costs
+# more than running, and a warm-up less, since web users and load ramp up in it: the
+# Scharf rerun of 2026-11-29 estimated its points 15 s after their start, inside a 60 s
+# warm-up, at about a quarter of what they used later, and started seven at once.
+BRING_UP_S = 10.0
 ESTIMATE_WINDOW_S = 5.0
 POLL_S = 0.5
 CHILD_STOP_S = 30.0  # after SIGTERM, a child tears its topology down within this
@@ -54,6 +57,7 @@ class Child:
     started_ns: int
     started_mono: float = field(default_factory=time.monotonic)
     usage: list[tuple[float, int]] = field(default_factory=list)  # (monotonic s, CPU µs)
+    settle_s: float = BRING_UP_S + ESTIMATE_WINDOW_S  # settle_after(point) for a real point
 
     def sample(self) -> None:
         if self.sandbox.cgroup.exists():
@@ -62,13 +66,19 @@ class Child:
     def cores(self) -> float | None:
         """The point's CPU over the last ESTIMATE_WINDOW_S, once settled; None before."""
         now = time.monotonic()
-        if now - self.started_mono < SETTLE_S or not self.usage:
+        if now - self.started_mono < self.settle_s or not self.usage:
             return None
         recent = [(t, u) for t, u in self.usage if now - t <= ESTIMATE_WINDOW_S + POLL_S]
         if len(recent) < 2 or recent[-1][0] - recent[0][0] < ESTIMATE_WINDOW_S / 2:
             return None
         (t0, u0), (t1, u1) = recent[0], recent[-1]
         return (u1 - u0) / 1e6 / (t1 - t0)
+
+
+def settle_after(point: Point) -> float:
+    """How long after its start a point's CPU is estimated: ESTIMATE_WINDOW_S into its
+    measurement."""
+    return BRING_UP_S + point.experiment.warmup_s + ESTIMATE_WINDOW_S
 
 
 class MachineBusy:
@@ -229,7 +239,9 @@ class ConcurrentRun:
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,  # Ctrl-C reaches this process only; it stops them
             )
-        self.children.append(Child(point, slot, sandbox, process, log, time.time_ns()))
+        child = Child(point, slot, sandbox, process, log, time.time_ns())
+        child.settle_s = settle_after(point)
+        self.children.append(child)
         self.console.print(
             f"{point.name}: started in sandbox {sandbox.name} ({len(self.children)} running)"
         )

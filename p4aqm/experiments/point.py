@@ -62,7 +62,9 @@ class PointRun:
         self._bulk_hosts: list[tuple[str, str]] = []  # (client, server) of each bulk flow
         self.bulk_cut_short: list[str] = []  # bulk flows interrupted after the grace
         self.tuner: Tuner | None = None
-        self.tuned: dict[str, dict[str, int]] = {}  # per tuning rule: connections tuned
+        # Per tuning rule: connections tuned, options refused, the congestion control built
+        # for its wadai and wadmd.
+        self.tuned: dict[str, dict[str, int | str]] = {}
 
     @property
     def total_s(self) -> float:
@@ -375,6 +377,8 @@ class PointRun:
     def _read_tuned(self) -> None:
         assert self.tuner is not None
         self.tuned = self.tuner.counters()
+        for rule, name in self.tuner.congestion_controls().items():
+            self.tuned[rule]["congestion_control"] = name
 
     def _stop_all(self) -> None:
         errors = self._stop_tuning()

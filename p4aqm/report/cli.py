@@ -23,6 +23,7 @@ from pydantic import TypeAdapter, ValidationError
 from p4aqm.experiments.claims import Claim
 from p4aqm.experiments.spec import ExperimentError, load_experiment
 from p4aqm.report import claim_figures, figures
+from p4aqm.report.bulk_figure import bulk_by_configuration
 from p4aqm.report.fidelity import HEADERS as FIDELITY_HEADERS
 from p4aqm.report.fidelity import fidelity_table
 from p4aqm.report.files import write_csv, write_text
@@ -193,6 +194,14 @@ def _load_points(points: list[Point]) -> tuple[list[PointData], list[Problem]]:
         except ResultsError as exc:
             print(f"p4aqm report: warning: {exc}", file=sys.stderr)
             problems.append(Problem(point, "unreadable", str(exc)))
+            continue
+        if failed := datas[-1].bulk_failed:
+            print(
+                f"p4aqm report: warning: {point.name}: {len(failed)} bulk flows failed without"
+                f" a receiver's report, their bytes left out of its goodput; the first:"
+                f" {failed[0]}",
+                file=sys.stderr,
+            )
     return datas, problems
 
 
@@ -292,7 +301,13 @@ def build_report(folders: list[Path], out: Path, findings_file: Path | None = No
     drops_view = _drops_view(drops, out, several)
     repetitions_view = _repetitions_view(datas, summary, labeller, out)
     comparisons = _comparisons(datas, summary, labeller, out)
-    comparisons += filter(None, [timelines(datas, labeller, out)])
+    comparisons += filter(
+        None,
+        [
+            timelines(datas, labeller, out),
+            bulk_by_configuration(datas, summary, labeller, out),
+        ],
+    )
     queue_figures = [
         figures.queue_histogram(datas, labeller, out),
         figures.drops_by_cause(drops, labeller, out),

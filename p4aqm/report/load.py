@@ -29,7 +29,7 @@ from p4aqm.schema import (
     Column,
     counter_column,
 )
-from p4aqm.traffic.bulk import read_flow
+from p4aqm.traffic.bulk import FlowFailed, read_flow
 from p4aqm.traffic.records import read_records
 
 # experiments/README.md: the router whose bottleneck direction a monitor file samples.
@@ -40,7 +40,16 @@ WEB_COLUMNS = ("start_ns", "response_time_us", "reply_bytes", "outcome")
 # throughput.csv's time is the monitor's: CLOCK_REALTIME in ns.
 THROUGHPUT_COLUMNS = (Column.REALTIME_NS, "direction", "bps", "utilisation", "measured")
 UDP_COLUMNS = ("flow_id", "seq", "send_ns", "recv_ns", "owd_us")
-TCP_COLUMNS = (Column.REALTIME_NS, "src", "sport", "dst", "dport", "snd_cwnd_pkts", "srtt_us")
+TCP_COLUMNS = (
+    Column.REALTIME_NS,
+    "src",
+    "sport",
+    "dst",
+    "dport",
+    "ca_state",
+    "snd_cwnd_pkts",
+    "srtt_us",
+)
 
 
 class ResultsError(Exception):
@@ -124,6 +133,9 @@ class PointData:
     bulk: pd.DataFrame
     # The TCP tracer's samples of every traced host (tcp/HOST.parquet), with host and t_s.
     tcp: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # The bulk flows that failed before the run's end without a receiver's report, each
+    # as FlowFailed says it (their bytes are not in `bulk`).
+    bulk_failed: list[str] = field(default_factory=list)
 
 
 def load_results(folder: Path, source: str) -> list[Point]:
@@ -176,14 +188,16 @@ def _require(frame: pd.DataFrame, columns: tuple[str, ...]) -> None:
 
 def load_point(point: Point) -> PointData:
     """An ok point's records inside its window."""
+    bulk, bulk_failed = _bulk(point)
     return PointData(
         point=point,
         web=_web(point),
         throughput=_throughput(point),
         queues=_queues(point),
         udp=_udp(point),
-        bulk=_bulk(point),
+        bulk=bulk,
         tcp=_tcp(point),
+        bulk_failed=bulk_failed,
     )
 
 
@@ -296,24 +310,32 @@ def _counters_metadata(path: Path) -> str | None:
     return json.loads(raw).get("counters") if raw else None
 
 
-def _bulk(point: Point) -> pd.DataFrame:
-    """The receivers' 1-second intervals of every bulk flow whose end falls in the window.
-    An interval's end is iperf3's start timestamp (whole seconds) plus its offset, so the
-    window's edges are placed to within a second."""
+def _bulk(point: Point) -> tuple[pd.DataFrame, list[str]]:
+    """The receivers' 1-second intervals of every bulk flow whose end falls in the window,
+    and what is known of the flows that failed without a receiver's report. An interval's
+    end is iperf3's start timestamp (whole seconds) plus its offset, so the window's edges
+    are placed to within a second."""
     frames = []
+    failures: list[str] = []
     for path in sorted((point.folder / "bulk").glob("flow*.json")):
         if path.stem.endswith("-server"):  # the client's report holds both sides
             continue
         with _reading(path):
             flow = int(path.stem.removeprefix("flow"))
-            intervals, start_s = read_flow(path, path.with_name(f"{path.stem}-server.json"), flow)
+            try:
+                intervals, start_s = read_flow(
+                    path, path.with_name(f"{path.stem}-server.json"), flow
+                )
+            except FlowFailed as failed:
+                failures.append(str(failed))
+                continue
         end_ns = ((start_s + intervals["t_s"]) * 1e9).astype("int64")
         # An interval ending at the window's start is the warm-up's last second.
         after_start = intervals[end_ns > point.window[0]].assign(end_ns=end_ns)
         frames.append(_inside(after_start, "end_ns", point.window))
     if not frames:
-        return pd.DataFrame(columns=["flow", "bytes", "end_ns", "t_s"])
-    return pd.concat(frames, ignore_index=True)
+        return pd.DataFrame(columns=["flow", "bytes", "end_ns", "t_s"]), failures
+    return pd.concat(frames, ignore_index=True), failures
 
 
 def _tcp(point: Point) -> pd.DataFrame:

@@ -48,7 +48,17 @@ DEFINITIONS = {
     " its one-way delay the mean over every packet received, its jitter the flows' mean.",
     "Bulk TCP": "The goodput of the bulk flows together (iperf3's receivers): the bytes of"
     " their 1-second intervals that end inside the window, over the window's length. An"
-    " interval's end is iperf3's start time (whole seconds) plus its offset.",
+    " interval's end is iperf3's start time (whole seconds) plus its offset. Retransmits:"
+    " the senders' counts (iperf3's) over those intervals. Failed flows: those whose iperf3"
+    " ended before the run with no receiver's report (under heavy loss, starved flows that"
+    " iperf3's server gave up on after 120 s without data); their bytes are not in the"
+    " goodput, and the report's warnings list each with what its sender wrote.",
+    "Congestion events": "From the TCP tracer (tcp_trace:), per traced connection, each time"
+    " its congestion state (tcp_info's ca_state) enters CWR, Recovery or Loss from Open or"
+    " Disorder, and each time it enters Loss (a timeout) from CWR or Recovery: Web100's"
+    " CongestionSignals, as the Net100 tracer counted them. Summed over the connections;"
+    " n/a for a point without the tracer. A state shorter than the tracer's period can be"
+    " missed: the period is in the setup table.",
     "Repetitions": "Points that differ only in their repetition: response-time curves and"
     " histograms pool them; comparisons show their mean with min-max bars; the repetitions"
     " table gives mean, std, min and max.",
@@ -73,6 +83,9 @@ METRICS: dict[str, str] = {
     **{f"{k}_owd_mean_ms": f"{t} mean one-way delay (ms)" for k, t in UDP_KINDS.items()},
     **{f"{k}_jitter_ms": f"{t} jitter (ms)" for k, t in UDP_KINDS.items()},
     "bulk_goodput_mbps": "bulk TCP goodput (Mbit/s)",
+    "bulk_retransmits": "bulk TCP retransmits (segments)",
+    "bulk_flows_failed": "bulk TCP flows failed (no receiver's report)",
+    "congestion_events": "congestion events (traced TCP)",
 }
 # What the comparisons along a sweep axis plot, where any point has a value.
 COMPARED = (
@@ -84,7 +97,13 @@ COMPARED = (
     *(f"{k}_loss_percent" for k in UDP_KINDS),
     "cbr_owd_mean_ms",
     "bulk_goodput_mbps",
+    "bulk_retransmits",
+    "congestion_events",
 )
+# tcp_info's ca_state (include/net/tcp.h's tcp_ca_state): Open 0, Disorder 1, CWR 2,
+# Recovery 3, Loss 4.
+CA_CWR, CA_LOSS = 2, 4
+CONNECTION = ["host", "src", "sport", "dst", "dport"]
 
 
 # The deltas of every drop counter (the traffic manager's tm_drops_delta, the AQM's
@@ -226,7 +245,31 @@ def summary_row(data: PointData) -> dict[str, float]:
         if len(data.bulk)
         else math.nan
     )
+    row["bulk_retransmits"] = (
+        float(data.bulk["retransmits"].sum())
+        if "retransmits" in data.bulk and data.bulk["retransmits"].notna().any()
+        else math.nan
+    )
+    row["bulk_flows_failed"] = (
+        float(len(data.bulk_failed)) if len(data.bulk) or data.bulk_failed else math.nan
+    )
+    row["congestion_events"] = congestion_events(data.tcp)
     return {column: row[column] for column in METRICS}
+
+
+def congestion_events(tcp: pd.DataFrame) -> float:
+    """The congestion events of the traced connections (DEFINITIONS' "Congestion events"),
+    NaN without a trace."""
+    if not len(tcp):
+        return math.nan
+    events = 0
+    for _, connection in tcp.sort_values(Column.REALTIME_NS).groupby(CONNECTION, sort=False):
+        state = connection["ca_state"].to_numpy()
+        before, after = state[:-1], state[1:]
+        reduced = (before < CA_CWR) & (after >= CA_CWR)
+        timed_out = (before >= CA_CWR) & (before < CA_LOSS) & (after == CA_LOSS)
+        events += int(reduced.sum() + timed_out.sum())
+    return float(events)
 
 
 def summary_table(datas: list[PointData]) -> pd.DataFrame:

@@ -236,6 +236,14 @@ def run_rows(points: list[Point]) -> list[tuple[str, str, str]]:
             _distinct(_text(field(p, "repetitions")) for p in points),
         ),
     ]
+    if any(field(p, "tcp_trace") for p in points):
+        rows.append(
+            (
+                "run.tcp_trace",
+                "TCP connections traced (p4aqm/traffic/tcp_trace.py)",
+                _distinct(_trace_text(field(p, "tcp_trace")) for p in points),
+            )
+        )
     # Tuning rules change host settings per connection: a row wherever a point had them.
     if any(field(p, "tuning") for p in points):
         rows.append(
@@ -246,6 +254,13 @@ def run_rows(points: list[Point]) -> list[tuple[str, str, str]]:
             )
         )
     return rows
+
+
+def _trace_text(trace: dict[str, Any] | None) -> str:
+    if not trace:
+        return "none"
+    ports = f", ports {_text(trace['ports'])}" if trace.get("ports") else ""
+    return f"{_text(trace['hosts'])} every {_text(trace['period_ms'])} ms{ports}"
 
 
 def _rules_text(tuning: dict[str, Any] | None) -> str:

@@ -1,6 +1,6 @@
-"""`p4aqm clean`: remove every namespace, veth, cgroup, process and tuning pin that p4aqm's
-topologies, points' sandboxes, test networks and tuning daemons started, including those
-of runs killed with SIGKILL; nothing else."""
+"""`p4aqm clean`: remove every namespace, veth, cgroup, process, tuning pin and tuning
+congestion control that p4aqm's topologies, points' sandboxes, test networks and tuning
+daemons started, including those of runs killed with SIGKILL; nothing else."""
 
 import argparse
 import sys
@@ -8,6 +8,7 @@ import sys
 from p4aqm.topology.netlab import NAMESPACE_PREFIX, remove_stale_namespaces
 from p4aqm.topology.registry import REGISTRY_DIR, clean, records
 from p4aqm.topology.sandbox import SANDBOX_PREFIX, remove_stale_sandboxes
+from p4aqm.tuning import aimd
 from p4aqm.tuning.bpf import remove_stale_pins
 
 
@@ -24,7 +25,7 @@ def main(argv: list[str]) -> int:
         print(f"topology {record.name} ({record.run_dir}): removed {len(removed)}")
         for line in removed:
             print(f"  {line}")
-    for line in [*remove_stale_sandboxes(), *remove_stale_pins()]:
+    for line in [*remove_stale_sandboxes(), *remove_stale_pins(), *aimd.remove_stale()]:
         print(f"  {line}")
     remove_stale_namespaces()
     print(

@@ -21,6 +21,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 IPERF3 = "/usr/bin/iperf3"
+RCV_TIMEOUT_MARGIN_S = 60
 
 
 class BulkFlow(BaseModel):
@@ -44,6 +45,9 @@ def server_command(flow: BulkFlow, report: Path) -> list[str]:
         "-p", str(flow.port),
         # The server reports at its own interval (1 s by default), not the client's.
         "-i", str(flow.interval_s),
+        # A flow starved for longer than iperf3's default 120 s (RTO backoff, with hundreds
+        # of flows on one bottleneck) is still a flow: the server waits out the run.
+        "--rcv-timeout", str(1000 * (flow.duration_s + RCV_TIMEOUT_MARGIN_S)),
         "--logfile", str(report),
     ]  # fmt: skip
 
@@ -83,13 +87,26 @@ def _has_receiver(data: dict[str, Any]) -> bool:
     return "server_output_json" in data or bool(intervals and not intervals[0]["sum"]["sender"])
 
 
+class FlowFailed(ValueError):
+    """A flow whose iperf3 failed before the run's end and left no receiver's report: its
+    server's is empty. Under heavy loss this was a starved flow: iperf3's server ends a
+    test that received nothing for its --rcv-timeout, 120 s by default (server_command now
+    gives it the whole run)."""
+
+
 def read_flow(client: Path, server: Path, flow: int) -> tuple[pd.DataFrame, float]:
     """A flow's per-interval records (read_report's) and its start (Unix seconds): from
     the client's report, or for a flow cut short, whose client report lacks the
-    receiver's side, from the server's (receiver only)."""
+    receiver's side, from the server's (receiver only). FlowFailed if neither has it."""
     data = _load(client)
     path = client
-    if not _has_receiver(data) and server.exists():
+    if not _has_receiver(data):
+        if not server.exists() or server.stat().st_size == 0:
+            sent = sum(i["sum"]["bytes"] for i in data.get("intervals") or [])
+            raise FlowFailed(
+                f"{client}: no receiver's report (iperf3: {data.get('error', 'no error')});"
+                f" its sender wrote {sent} bytes"
+            )
         data, path = _load(server), server
     return parse_report(data, flow, str(path)), data["start"]["timestamp"]["timesecs"]
 

@@ -17,15 +17,15 @@ import os
 import platform
 import shutil
 import struct
-import subprocess
 from pathlib import Path
 from types import TracebackType
 
+from p4aqm.tuning.aimd import Aimd
+from p4aqm.tuning.commands import TuningError, cache_dir, run
 from p4aqm.tuning.rules import Rule, Rules
 
 SOURCE = Path(__file__).with_name("sockops.bpf.c")
 BPFFS = Path("/sys/fs/bpf")
-CACHE_ENV = "P4AQM_CACHE"
 # struct rule: thirteen __u32 (addresses in network order, ports and values in host
 # order), then the congestion control's name.
 RULE = struct.Struct("=4s4s4s4s9I16s")
@@ -45,41 +45,28 @@ COUNTERS = ("applied", "failed")
 PIN_PREFIX = "p4aqm-wad-"
 
 
-class TuningError(RuntimeError):
-    pass
-
-
-def _run(command: list[str]) -> str:
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
-    except FileNotFoundError:
-        raise TuningError(f"{command[0]} is not installed (scripts/setup.sh installs it)") from None
-    if done.returncode != 0:
-        raise TuningError(f"{' '.join(command)}: {(done.stderr or done.stdout).strip()[-800:]}")
-    return done.stdout
-
-
 def build() -> Path:
     """The compiled program, built once per version of its source (the file is named by
     its hash) in $P4AQM_CACHE or ~/.cache/p4aqm."""
     digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:12]
-    cache = Path(os.environ.get(CACHE_ENV, Path.home() / ".cache" / "p4aqm"))
-    out = cache / f"sockops-{digest}.o"
+    out = cache_dir() / f"sockops-{digest}.o"
     if out.exists():
         return out
-    cache.mkdir(parents=True, exist_ok=True)
     partial = out.with_suffix(f".{os.getpid()}.tmp")
     # Debian keeps asm/types.h, which linux/bpf.h includes, under the multiarch triple.
     multiarch = f"/usr/include/{platform.machine()}-linux-gnu"
-    _run(["clang", "-O2", "-g", "-target", "bpf", f"-I{multiarch}", "-c", str(SOURCE),
+    run(["clang", "-O2", "-g", "-target", "bpf", f"-I{multiarch}", "-c", str(SOURCE),
           "-o", str(partial)])  # fmt: skip
-    partial.replace(out)
+    partial.replace(out)  # at once: points built beside each other never read half a file
     return out
 
 
-def encode(rule: Rule) -> bytes:
-    """A rule as the program's struct rule."""
-    settings = rule.set.model_dump(exclude_none=True)
+def encode(rule: Rule, congestion_control: str | None = None) -> bytes:
+    """A rule as the program's struct rule; `congestion_control` names the one built for
+    its wadai and wadmd."""
+    settings = rule.set.model_dump(exclude_none=True, exclude={"wadai", "wadmd"})
+    if congestion_control is not None:
+        settings["congestion_control"] = congestion_control
     match = rule.match
     return RULE.pack(
         match.local_addr.network_address.packed,
@@ -122,22 +109,28 @@ class Tuner:
         self.pin = BPFFS / f"{PIN_PREFIX}{os.getpid()}-{name}"
         self.maps = self.pin.with_name(self.pin.name + "-maps")
         self.attached = False
+        # Per rule index: the congestion control registered for its wadai and wadmd.
+        self.aimds: dict[int, Aimd] = {}
 
     def attach(self) -> "Tuner":
         """Load the program, write the rules, then attach it: no connection of the group
         sees it without its rules."""
         if not os.path.ismount(BPFFS):
-            _run(["mount", "-t", "bpf", "bpf", str(BPFFS)])
+            run(["mount", "-t", "bpf", "bpf", str(BPFFS)])
         if self.pin.exists() or self.maps.exists():
             raise TuningError(f"{self.pin}: pinned already: give another name")
         obj = build()
-        _run(["bpftool", "prog", "load", str(obj), str(self.pin), "type", "sockops",
-              "pinmaps", str(self.maps)])  # fmt: skip
         try:
             for i, rule in enumerate(self.rules.rules):
-                self._update("rules", i, encode(rule))
+                if rule.set.aimd is not None:
+                    self.aimds[i] = Aimd(*rule.set.aimd).register()
+            run(["bpftool", "prog", "load", str(obj), str(self.pin), "type", "sockops",
+                 "pinmaps", str(self.maps)])  # fmt: skip
+            for i, rule in enumerate(self.rules.rules):
+                aimd = self.aimds.get(i)
+                self._update("rules", i, encode(rule, aimd.name if aimd else None))
             self._update("rule_count", 0, struct.pack("=I", len(self.rules.rules)))
-            _run(["bpftool", "cgroup", "attach", str(self.cgroup), "sock_ops", "pinned",
+            run(["bpftool", "cgroup", "attach", str(self.cgroup), "sock_ops", "pinned",
                   str(self.pin)])  # fmt: skip
         except TuningError:
             self._unpin()
@@ -146,7 +139,7 @@ class Tuner:
         return self
 
     def _update(self, map_name: str, index: int, value: bytes) -> None:
-        _run(["bpftool", "map", "update", "pinned", str(self.maps / map_name), *_key(index),
+        run(["bpftool", "map", "update", "pinned", str(self.maps / map_name), *_key(index),
               "value", "hex", *_hex(value)])  # fmt: skip
 
     def counters(self) -> dict[str, dict[str, int]]:
@@ -155,7 +148,7 @@ class Tuner:
         for i, rule in enumerate(self.rules.rules):
             found[rule.name] = {}
             for counter in COUNTERS:
-                printed = _run(["bpftool", "-j", "map", "lookup", "pinned",
+                printed = run(["bpftool", "-j", "map", "lookup", "pinned",
                                 str(self.maps / counter), *_key(i)])  # fmt: skip
                 entry = json.loads(printed)
                 value = entry.get("formatted", entry).get("value")
@@ -164,14 +157,20 @@ class Tuner:
 
     def detach(self) -> None:
         if self.attached:
-            _run(["bpftool", "cgroup", "detach", str(self.cgroup), "sock_ops", "pinned",
+            run(["bpftool", "cgroup", "detach", str(self.cgroup), "sock_ops", "pinned",
                   str(self.pin)])  # fmt: skip
             self.attached = False
         self._unpin()
 
+    def congestion_controls(self) -> dict[str, str]:
+        """Per rule name: the congestion control registered for its wadai and wadmd."""
+        return {self.rules.rules[i].name: aimd.name for i, aimd in self.aimds.items()}
+
     def _unpin(self) -> None:
         self.pin.unlink(missing_ok=True)
         shutil.rmtree(self.maps, ignore_errors=True)
+        for aimd in self.aimds.values():
+            aimd.unregister()
 
     def __enter__(self) -> "Tuner":
         return self.attach()

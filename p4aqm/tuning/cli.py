@@ -35,7 +35,11 @@ def main(argv: list[str]) -> int:
         stop = {signal.SIGTERM, signal.SIGINT}
         signal.pthread_sigmask(signal.SIG_BLOCK, stop)
         with Tuner(rules, args.cgroup, args.name) as tuner:
-            print(f"tuning {args.cgroup} by {args.rules}", flush=True)
+            chosen = "".join(
+                f"; rule {rule} uses congestion control {name}"
+                for rule, name in tuner.congestion_controls().items()
+            )
+            print(f"tuning {args.cgroup} by {args.rules}{chosen}", flush=True)
             signal.sigwait(stop)
             print(json.dumps(tuner.counters()), flush=True)
     except (RulesError, TuningError) as exc:

@@ -12,35 +12,41 @@
           delack_max_us: 2000                # a ceiling on the delayed-ACK timer
           rto_min_us: 50000                  # TCP_BPF_RTO_MIN
           ecn: true                          # ask for ECN in the SYN (NEEDS_ECN)
+          wadai: 6                           # WAD's additive increase: segments per RTT
+          wadmd: 0.3                         # WAD's decrease: share of cwnd given up
 
 Buffers are set when the connection opens (before the SYN on the active side, when it is
 established on the passive one); as with setsockopt, the kernel doubles them for its
 bookkeeping and bounds them by net.core.{w,r}mem_max unless the rule is applied from BPF,
-which is not bounded. WAD's other knobs have no per-connection equivalent on this kernel
-and are refused by name (NOT_TUNABLE).
+which is not bounded. wadai and wadmd give the rule a congestion control of its own:
+Reno with that increase and decrease, loaded through BPF struct_ops (p4aqm/tuning/aimd.py).
+WAD's other knobs have no per-connection equivalent on this kernel and are refused by name
+(NOT_TUNABLE).
 """
 
 import ipaddress
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from p4aqm.yaml_lines import YamlFileError, line_of, read_mapping
 
 # WAD's knobs (the seed's config line) that no socket option or sock_ops callback of this
 # kernel sets per connection, with why.
 NOT_TUNABLE = {
-    "wadai": "not a socket option: the additive increase lives in the congestion control"
-    " (a BPF struct_ops congestion control with the increase wanted, chosen by"
-    " congestion_control, would carry it; none is built yet)",
-    "wadmd": "not a socket option: the multiplicative decrease lives in the congestion"
-    " control (see wadai)",
     "maxssth": "Linux has no per-connection ceiling on ssthresh (RFC 3742's max_ssthresh)",
     "reorder": "the reordering threshold is per namespace (net.ipv4.tcp_reordering)",
     "sendstall": "send stalls come from the interface's queue length (txqueuelen), per interface",
     "floyd": "Floyd's AIMD is HighSpeed TCP (tcp_highspeed), a kernel module this machine"
-    " does not have",
+    " does not have; wadai and wadmd give a fixed increase and decrease instead",
     "divide": "dividing a buffer among concurrent flows needs the daemon to watch every"
     " flow, which WAD's mode 1 did with Web100",
     "delack": "turning delayed ACKs off (TCP_QUICKACK) is not among the options sock_ops"
@@ -81,6 +87,10 @@ class Settings(Strict):
     # Only asking for ECN: whether a connection may not use it is the namespace's
     # net.ipv4.tcp_ecn, which no per-connection option overrides.
     ecn: Literal[True] | None = None
+    # WAD's wadai (segments added per round trip in congestion avoidance; Reno: 1) and
+    # wadmd (the share of cwnd given up at a congestion event; Reno: 0.5).
+    wadai: int | None = Field(None, ge=1, le=100)
+    wadmd: float | None = Field(None, gt=0, lt=1)
 
     @field_validator("congestion_control")
     @classmethod
@@ -88,6 +98,22 @@ class Settings(Strict):
         if name is not None and not name.isidentifier():
             raise ValueError(f"{name!r} is not a congestion control's name")
         return name
+
+    @model_validator(mode="after")
+    def one_congestion_control(self) -> "Settings":
+        if self.congestion_control is not None and (self.wadai or self.wadmd):
+            raise ValueError(
+                "congestion_control: give none with wadai or wadmd, which make their own"
+                " (Reno with that increase and decrease)"
+            )
+        return self
+
+    @property
+    def aimd(self) -> tuple[int, float] | None:
+        """(wadai, wadmd), Reno's where one is left out; None if neither is given."""
+        if self.wadai is None and self.wadmd is None:
+            return None
+        return (self.wadai or 1, self.wadmd or 0.5)
 
 
 class Rule(Strict):

@@ -22,6 +22,7 @@ from p4aqm.experiments.fidelity import (
     cpu_figures,
     page_start_figures,
 )
+from p4aqm.experiments.spec import load_experiment
 from p4aqm.report.cli import main as report_main
 from p4aqm.topology.cgroup import joined_cgroup, own_cgroup
 
@@ -35,6 +36,7 @@ ROUTER_OK = {
 }
 PAGES_OK = {"pages": 1000, "late_pages": 3, "late_threshold_ms": 100.0}
 CPU_OK = {"point_cpu_cores": 0.3, "machine_busy_share": 0.5}
+REPO = Path(__file__).resolve().parents[2]
 
 
 def fidelity(**changes: object) -> Fidelity:
@@ -131,16 +133,26 @@ def test_a_point_outside_its_bounds_lowers_the_cap_for_good() -> None:
     assert auto.cap == 1
 
 
-def test_a_child_s_cost_is_taken_once_it_has_settled(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_child_s_cost_is_taken_once_its_measurement_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     now = [1000.0]
     monkeypatch.setattr(time, "monotonic", lambda: now[0])
     child = jobs.Child(None, 1, None, None, Path("log"), 0, now[0])  # type: ignore[arg-type]
-    for second in range(0, 21):
+    # A point with a 60 s warm-up (Scharf's quick profile): its users ramp up in it, at a
+    # tenth of a core, then a quarter. Nothing is estimated before its measurement runs.
+    child.settle_s = jobs.BRING_UP_S + 60 + jobs.ESTIMATE_WINDOW_S
+    used_us = 0
+    for second in range(0, 91):
         now[0] = 1000.0 + second
-        child.usage.append((now[0], int(second * 250_000)))  # a quarter of a core
-        if second < jobs.SETTLE_S:
-            assert child.cores() is None
+        used_us += 100_000 if second <= jobs.BRING_UP_S + 60 else 250_000
+        child.usage.append((now[0], used_us))
+        if second < child.settle_s:
+            assert child.cores() is None, second
     assert child.cores() == pytest.approx(0.25)
+
+
+def test_a_point_settles_after_its_warm_up() -> None:
+    _, points = load_experiment(REPO / "experiments" / "studies" / "scharf-iw10.yaml", "quick")
+    assert jobs.settle_after(points[0]) == jobs.BRING_UP_S + 60 + jobs.ESTIMATE_WINDOW_S
 
 
 def test_the_report_marks_points_outside_their_bounds(tmp_path: Path) -> None:
@@ -171,9 +183,7 @@ class FakeSandbox:
 def test_a_finished_point_outside_its_bounds_is_said_with_its_reasons(tmp_path: Path) -> None:
     from rich.console import Console
 
-    from p4aqm.experiments.spec import load_experiment
-
-    smoke = Path(__file__).resolve().parents[2] / "experiments" / "examples" / "smoke.yaml"
+    smoke = REPO / "experiments" / "examples" / "smoke.yaml"
     point = load_experiment(smoke)[1][0]
     folder = tmp_path / "points" / point.name
     folder.mkdir(parents=True)

@@ -255,6 +255,7 @@ def test_every_figure_is_written_as_png_svg_and_csv(report: tuple[Path, Path]) -
         "drops-by-cause",
         "axis-traffic.web.load_percent",
         "timelines",  # the points have a multimedia (cbr) flow
+        "bulk-by-configuration",  # and a bulk flow
     }
     for point in ok_points(results):
         expected |= {f"{point.name}-{kind}" for kind in ("utilisation", "queue", "udp-delay")}

@@ -123,7 +123,14 @@ def test_a_point_that_did_not_run_is_left_out(christiansen: list[Point]) -> None
 
 @pytest.mark.parametrize(
     "study",
-    ["christiansen-tuning-red", "weigle-sack-ared-ecn", "parris-cbt", "scharf-iw10", "beyond-red"],
+    [
+        "christiansen-tuning-red",
+        "weigle-sack-ared-ecn",
+        "parris-cbt",
+        "scharf-iw10",
+        "beyond-red",
+        "dunigan-wad",
+    ],
 )
 def test_each_study_states_the_papers_value_of_every_setting(study: str) -> None:
     experiment, points = load_experiment(STUDIES / f"{study}.yaml", "quick")

@@ -69,3 +69,30 @@ def test_no_figure_without_bulk_or_multimedia_flows(tmp_path: Path) -> None:
         pd.DataFrame(columns=["flow", "bytes", "t_s"]),
     )
     assert timelines([bare], Labeller([bare.point]), tmp_path) is None
+
+
+def traced(repetition: int) -> PointData:
+    """A bulk-only run whose sender (and receiver, which acknowledges nothing) was traced:
+    cwnd 10 + the repetition at each of 3 samples."""
+    data = run("droptail", repetition, 0)
+    rows = [
+        {"host": host, "src": "10.1.1.1", "sport": sport, "dst": "10.2.1.1", "dport": dport,
+         "t_s": float(t), "snd_cwnd_pkts": 10 + repetition, "srtt_us": 80_000,
+         "bytes_acked": acked * (t + 1)}
+        for t in range(3)
+        for host, sport, dport, acked in (("c1", 40000, 5201, 1000), ("s1", 5201, 40000, 0))
+    ]  # fmt: skip
+    return PointData(
+        data.point, pd.DataFrame(), pd.DataFrame(), [], [], data.bulk, pd.DataFrame(rows)
+    )
+
+
+def test_the_first_runs_traced_senders_without_a_multimedia_row(tmp_path: Path) -> None:
+    datas = [traced(2), traced(1)]
+    assert timelines(datas, Labeller([d.point for d in datas]), tmp_path) is not None
+    table = pd.read_csv(tmp_path / "figures" / "timelines.csv")
+    assert "multimedia one-way delay (ms)" not in set(table["series"].dropna())
+    cwnd = table[table["snd_cwnd_pkts"].notna()]
+    # The sender of repetition 1 only: three samples of cwnd 11.
+    assert cwnd["snd_cwnd_pkts"].tolist() == [11, 11, 11]
+    assert set(cwnd["flow"]) == {"c1 10.1.1.1:40000 → 10.2.1.1:5201"}

@@ -41,7 +41,10 @@ def test_rules_in_order_with_their_matches(tmp_path: Path) -> None:
         (("10.0.2.0/24", "10.0.2.1/24"), 3, "rules.0.match.remote_addr"),
         (("sndbuf_bytes: 8000000", "sndbuf_bytes: 10"), 4, "rules.0.set.sndbuf_bytes"),
         (("congestion_control: reno", "congestion_control: 're no'"), 4, "congestion_control"),
-        (("initcwnd_pkts: 10", "initcwnd_pkts: 10, wadai: 6"), 6, "rules.1.set.wadai"),
+        (("initcwnd_pkts: 10", "initcwnd_pkts: 10, wadai: 0"), 6, "rules.1.set.wadai"),
+        (("initcwnd_pkts: 10", "initcwnd_pkts: 10, wadmd: 1"), 6, "rules.1.set.wadmd"),
+        # wadai and wadmd make a congestion control of their own: no other beside them.
+        (("rcvbuf_bytes: 8000000", "wadai: 6"), 4, "congestion_control: give none with wadai"),
         (("ecn: true", "ecn: false"), 6, "rules.1.set.ecn"),
         (("ecn: true", "bogus: 1"), 6, "rules.1.set.bogus"),
     ],
@@ -59,6 +62,14 @@ def test_wads_untunable_knobs_say_why(tmp_path: Path) -> None:
     path = write(tmp_path, GOOD.replace("initcwnd_pkts: 10", "maxssth: 100"))
     with pytest.raises(RulesError, match="maxssth: cannot be tuned per connection"):
         load_rules(path)
+
+
+def test_wads_increase_and_decrease_default_to_renos(tmp_path: Path) -> None:
+    text = GOOD.replace("initcwnd_pkts: 10", "initcwnd_pkts: 10, wadai: 6")
+    rules = load_rules(write(tmp_path, text)).rules
+    assert rules[1].set.aimd == (6, 0.5) and rules[0].set.aimd is None
+    text = GOOD.replace("initcwnd_pkts: 10", "initcwnd_pkts: 10, wadmd: 0.3")
+    assert load_rules(write(tmp_path, text)).rules[1].set.aimd == (1, 0.3)
 
 
 def test_the_cli_checks_a_file_and_names_a_bad_one(tmp_path: Path) -> None:
@@ -84,3 +95,11 @@ def test_a_rule_as_the_program_reads_it(tmp_path: Path) -> None:
     assert fields[7:9] == (8_000_000, 8_000_000)
     assert fields[-1].rstrip(b"\0") == b"reno"
     assert struct.calcsize("=13I16s") == RULE.size
+
+
+def test_a_rule_with_wadai_asks_for_its_own_congestion_control(tmp_path: Path) -> None:
+    text = GOOD.replace("initcwnd_pkts: 10", "wadai: 6, wadmd: 0.3")
+    rule = load_rules(write(tmp_path, text)).rules[1]
+    fields = RULE.unpack(encode(rule, "wad123_0"))
+    assert fields[6] == SET_BITS["congestion_control"] | SET_BITS["ecn"]
+    assert fields[-1].rstrip(b"\0") == b"wad123_0"
