@@ -259,8 +259,15 @@ def router_config(spec: DumbbellSpec, side: int, router: P4AqmSwitch) -> Control
     depth = spec.left_to_right_depth_pkts if side == LEFT else spec.right_to_left_depth_pkts
     aqm = spec.aqm_of(side)
     depth = DROPTAIL_DEPTH_PKTS if depth is None and aqm is None else depth
+    # Both routers emulate the bottleneck link, and a port's link delays its packets both
+    # ways (arrivals and departures, p4aqm/switch/links): each router takes half the
+    # one-way delay, so a packet crossing the link waits it once.
+    half_us = spec.bottleneck_delay_us // 2
     ports[BOTTLENECK_PORT] = PortConfig(
-        link=link(spec.bottleneck_delay_us, spec.bottleneck_rate_bps),
+        link=link(
+            half_us if side == LEFT else spec.bottleneck_delay_us - half_us,
+            spec.bottleneck_rate_bps,
+        ),
         queue=QueueConfig(rate_bps=spec.bottleneck_rate_bps, depth_pkts=depth),
         aqm=aqm,
     )

@@ -72,6 +72,23 @@ def test_min_ping_rtt_per_pair_within_2_percent_plus_1_ms(dumbbell: Dumbbell) ->
     assert not errors, "\n".join(errors)
 
 
+def test_the_bottleneck_delay_is_crossed_once_each_way(
+    l3_program: CompiledProgram, tmp_path: Path
+) -> None:
+    # Both routers emulate the bottleneck link: its 15 ms must count once per direction
+    # (an RTT of 2 x (5 + 15) ms), not once per router.
+    spec = spec_for(l3_program, tmp_path, left_delays_us=(5000,), right_delays_us=(0,),
+                    bottleneck_delay_us=15_001, name_prefix="p4b")  # fmt: skip
+    with Dumbbell(spec) as net:
+        client, server = net.clients()[0], net.servers()[0]
+        assert net.rtt_target_us(client, server) == 40_002
+        command = ["ping", "-n", "-c", str(PINGS), "-i", "0.05", "-W", "2", net.ip(server)]
+        out = net.host(client).cmd(" ".join(command))
+    rtts = [float(x) for x in re.findall(r"time=([\d.]+) ms", out)]
+    assert len(rtts) >= PINGS // 2, out
+    assert min(rtts) == pytest.approx(40.0, abs=0.02 * 40 + 1.0), out
+
+
 def test_tcp_settings_read_back_per_host(dumbbell: Dumbbell) -> None:
     hosts = dumbbell.manifest["hosts"]
     for name in (*dumbbell.clients(), *dumbbell.servers()):
