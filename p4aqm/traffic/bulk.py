@@ -101,13 +101,14 @@ def read_flow(client: Path, server: Path, flow: int) -> tuple[pd.DataFrame, floa
     data = _load(client)
     path = client
     if not _has_receiver(data):
-        if not server.exists() or server.stat().st_size == 0:
+        served = _load(server) if server.exists() and server.stat().st_size else {}
+        if not served.get("intervals"):
             sent = sum(i["sum"]["bytes"] for i in data.get("intervals") or [])
+            error = served.get("error") or data.get("error", "no error")
             raise FlowFailed(
-                f"{client}: no receiver's report (iperf3: {data.get('error', 'no error')});"
-                f" its sender wrote {sent} bytes"
+                f"{client}: no receiver's report (iperf3: {error}); its sender wrote {sent} bytes"
             )
-        data, path = _load(server), server
+        data, path = served, server
     return parse_report(data, flow, str(path)), data["start"]["timestamp"]["timesecs"]
 
 
