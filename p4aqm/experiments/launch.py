@@ -150,7 +150,7 @@ def udp_sender_command(
 
 
 def bulk_flow(
-    k: int, server_address: str, duration_s: int, congestion_control: str, reverse: bool
+    k: int, server_address: str, duration_s: int, congestion_control: str | None, reverse: bool
 ) -> bulk.BulkFlow:
     return bulk.BulkFlow(
         flow=k, server_address=server_address, port=BULK_PORT + k, duration_s=duration_s,

@@ -88,7 +88,8 @@ class BulkTraffic(Strict):
     client: str
     server: str
     flows: int = Field(1, ge=1, le=256)
-    congestion_control: str = "cubic"
+    # null: the client host's own (host_tcp), which a tuning rule may then change.
+    congestion_control: str | None = "cubic"
     reverse: bool = False
 
 

@@ -32,7 +32,9 @@ class BulkFlow(BaseModel):
     port: int = Field(ge=1, le=65535)
     duration_s: int = Field(ge=1, description="iperf3 -t takes whole seconds")
     interval_s: float = Field(0.5, ge=0.1, description="iperf3's shortest interval is 0.1 s")
-    congestion_control: str = Field("cubic", pattern=r"^[a-z0-9_]+$")
+    # None: the host's own (no -C). iperf3 sets -C after connecting, over what a tuning
+    # rule chose as the connection opened.
+    congestion_control: str | None = Field("cubic", pattern=r"^[a-z0-9_]+$")
     reverse: bool = Field(False, description="the server sends (iperf3 -R)")
     rate_bps: float | None = Field(None, gt=0, description="None: as fast as TCP allows")
 
@@ -59,9 +61,10 @@ def client_command(flow: BulkFlow, report: Path) -> list[str]:
         "-p", str(flow.port),
         "-t", str(flow.duration_s),
         "-i", str(flow.interval_s),
-        "-C", flow.congestion_control,
         "--logfile", str(report),
     ]  # fmt: skip
+    if flow.congestion_control is not None:
+        command += ["-C", flow.congestion_control]
     if flow.reverse:
         command.append("-R")
     if flow.rate_bps is not None:

@@ -66,6 +66,10 @@ def test_command_lines() -> None:
     assert "-J" in command and "--get-server-output" in command and "-R" not in command
     server = server_command(flow, Path("s.json"))
     assert server[server.index("-B") + 1] == "10.0.1.2" and "-1" in server
+    # Without a congestion control of its own, iperf3 leaves the host's (or a tuning
+    # rule's, which -C after the connect would override).
+    unset = flow.model_copy(update={"congestion_control": None})
+    assert "-C" not in client_command(unset, Path("c.json"))
     # A starved flow's server waits out the run (90 s) and a minute, not iperf3's 120 s.
     assert server[server.index("--rcv-timeout") + 1] == "150000"
 
