@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from p4aqm.topology.cgroup import Cgroup, p4aqm_root
+from p4aqm.topology.cgroup import Cgroup
 from p4aqm.topology.netlab import NAMESPACE_PREFIX
 from p4aqm.traffic.records import read_records
 from p4aqm.tuning.aimd import available
@@ -113,21 +113,14 @@ def increase_per_rtt(flow: pd.DataFrame) -> float:
     return float(grown.clip(lower=0).sum() / rtts.sum())
 
 
-def test_wads_increase_and_decrease(namespace: str, tmp_path: Path) -> None:
-    root = p4aqm_root()
-    assert root is not None, "no cgroup v2 on this machine"
-    cgroup = Cgroup(root / f"aimd-test-{os.getpid()}").create()
+def test_wads_increase_and_decrease(namespace: str, cgroup: Cgroup, tmp_path: Path) -> None:
     rules_file = tmp_path / "wad.yaml"
     rules_file.write_text(RULES)
-    try:
-        with Tuner(load_rules(rules_file), cgroup.path, f"aimd{os.getpid()}") as tuner:
-            name = tuner.congestion_controls()["aimd"]
-            assert name in available()
-            aimd_report = traced_flow(namespace, cgroup, AIMD_PORT, tmp_path / "aimd.parquet")
-            reno_report = traced_flow(namespace, cgroup, RENO_PORT, tmp_path / "reno.parquet")
-    finally:
-        cgroup.kill()
-        cgroup.remove()
+    with Tuner(load_rules(rules_file), cgroup.path, f"aimd{os.getpid()}") as tuner:
+        name = tuner.congestion_controls()["aimd"]
+        assert name in available()
+        aimd_report = traced_flow(namespace, cgroup, AIMD_PORT, tmp_path / "aimd.parquet")
+        reno_report = traced_flow(namespace, cgroup, RENO_PORT, tmp_path / "reno.parquet")
     assert name not in available(), "unregistered when the tuner detached"
     assert aimd_report["end"]["sender_tcp_congestion"] == name
     assert reno_report["end"]["sender_tcp_congestion"] == "reno"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from p4aqm.topology.cgroup import Cgroup, p4aqm_root
+from p4aqm.topology.cgroup import Cgroup
 from p4aqm.tuning.bpf import Tuner
 from p4aqm.tuning.rules import load_rules
 
@@ -48,21 +48,16 @@ def servers() -> None:
         process.wait()
 
 
-def test_a_rule_tunes_the_matching_connection_only(tmp_path: Path, servers: None) -> None:
-    root = p4aqm_root()
-    assert root is not None, "no cgroup v2 on this machine"
-    cgroup = Cgroup(root / f"wad-test-{os.getpid()}").create()
+def test_a_rule_tunes_the_matching_connection_only(
+    tmp_path: Path, servers: None, cgroup: Cgroup
+) -> None:
     rules_file = tmp_path / "wad.yaml"
     rules_file.write_text(RULES)
     assert default_congestion_control() != "reno"
-    try:
-        with Tuner(load_rules(rules_file), cgroup.path, f"test{os.getpid()}") as tuner:
-            tuned = iperf3_in(cgroup, TUNED_PORT)
-            untuned = iperf3_in(cgroup, UNTUNED_PORT)
-            counters = tuner.counters()
-    finally:
-        cgroup.kill()
-        cgroup.remove()
+    with Tuner(load_rules(rules_file), cgroup.path, f"test{os.getpid()}") as tuner:
+        tuned = iperf3_in(cgroup, TUNED_PORT)
+        untuned = iperf3_in(cgroup, UNTUNED_PORT)
+        counters = tuner.counters()
     assert tuned["end"]["sender_tcp_congestion"] == "reno"
     assert untuned["end"]["sender_tcp_congestion"] == default_congestion_control()
     # iperf3's control connection goes to the same port: two connections tuned, none of
