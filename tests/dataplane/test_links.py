@@ -85,3 +85,19 @@ def test_priority_queues_share_the_line(queue_probe_json: bytes) -> None:
         (0, 5000),
     ]
     assert [ns for _, _, ns in out] == [i * 1_000_000 for i in range(1, 7)]
+
+
+def test_a_queue_slower_than_the_line_holds_it_one_line_time(queue_probe_json: bytes) -> None:
+    # CBQ's shape: a class queue paced at a fifth of the line above a borrowing one.
+    # The slow queue spaces its packets at its own rate, but each is on the wire for
+    # the line's service time; the line's other four slots go to the lower queue.
+    d = switch(queue_probe_json, priority_queues=2)
+    d.set_link(2, rate_bps=12_000_000)  # 1500 bytes per ms
+    d.set_queue(2, 1, rate_bps=2_400_000)  # one 1500-byte packet per 5 ms
+    for prio in [1] * 4 + [0] * 16:
+        d.inject(1, probe(prio=prio, size=1500))
+    d.advance_time(30_000)
+    out = d.take_output_timed()
+    assert [ns for _, _, ns in out] == [i * 1_000_000 for i in range(1, 21)]
+    high = [fields(p)["egress_ts"] for _, p, _ in out if fields(p)["prio"] == 1]
+    assert high == [0, 5000, 10_000, 15_000]

@@ -151,10 +151,11 @@ impl TrafficManager {
             .departed(now_ns / 1000 - item.enq_ns.min(now_ns) / 1000);
         if let Some(rate) = p.line_rate {
             // The line sets the times: dequeued when it is free, sent one
-            // service time later.
+            // line service time later. A queue slower than the line (a CBQ
+            // class) only spaces its dequeues; its packet holds the line for
+            // the line's time, not its queue's.
             item.dequeue_ps = item.dequeue_ps.max(p.line_free_ps);
-            let sent = item.dequeue_ps.saturating_add(rate.service_ps(item.len));
-            item.depart_ps = item.depart_ps.max(sent);
+            item.depart_ps = item.dequeue_ps.saturating_add(rate.service_ps(item.len));
             p.line_free_ps = item.depart_ps;
         }
         Some((item, left))
