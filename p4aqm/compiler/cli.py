@@ -23,6 +23,7 @@ from p4aqm.compiler.loops import lower_loops
 from p4aqm.compiler.parser import parse
 from p4aqm.compiler.parser_functions import inline_parser_functions
 from p4aqm.compiler.parser_ifs import split_parser_ifs
+from p4aqm.compiler.parser_unroll import unroll_parsers
 from p4aqm.compiler.preprocess import preprocess
 from p4aqm.compiler.specialize import specialize_control_arguments
 from p4aqm.compiler.subparsers import inline_subparsers
@@ -99,7 +100,7 @@ def compile_program(args: argparse.Namespace) -> None:
     generic = specialize_generic_types(parsed)
     program = specialize_control_arguments(inline_subparsers(lower_loops(generic)))
     program = copy_in_out(hoist_calls(program))
-    checked = check(split_parser_ifs(inline_parser_functions(program)))
+    checked = unroll_parsers(check(split_parser_ifs(inline_parser_functions(program))))
     program = bmv2_json.build(checked, args.source)
     output = Path(args.output) if args.output else Path(source.with_suffix(".json").name)
     _write(output, json.dumps(program.json, indent=2).encode() + b"\n")

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from p4aqm.compiler import ast
 from p4aqm.compiler import types as t
 from p4aqm.compiler.typecheck.symbols import Symbol
 
+# What a caller knows of values beyond the constants (parser unrolling's variables):
+# the value of an expression, or None.
+Known = Callable[[ast.Expression], int | None]
 
-def const_value(expr: ast.Expression) -> int | bool | None:
-    """The compile-time value of `expr`, or None if it is not a constant."""
+
+def const_value(expr: ast.Expression, known: Known | None = None) -> int | bool | None:
+    """The compile-time value of `expr`, or None if it is not a constant; `known` gives
+    the values of expressions that are not constants but are known here."""
+    if known is not None and (v := known(expr)) is not None:
+        return v
     if isinstance(expr, ast.IntLiteral):
         return expr.value
     if isinstance(expr, ast.BoolLiteral):
@@ -24,34 +32,38 @@ def const_value(expr: ast.Expression) -> int | bool | None:
             return None if item is None else const_value(item)
         return None
     if isinstance(expr, ast.Index):
-        index = const_value(expr.index)
+        index = const_value(expr.index, known)
         item = aggregate_item(expr.expr, index) if isinstance(index, int) else None
         return None if item is None else const_value(item)
     if isinstance(expr, ast.Cast):
-        v = const_value(expr.expr)
+        v = const_value(expr.expr, known)
         if isinstance(v, bool) and isinstance(expr.type, t.Bits):
             return int(v)
         if isinstance(v, int) and isinstance(expr.type, t.Bits):
-            return _wrap(v, expr.type)
+            return wrap(v, expr.type)
         return v
     if isinstance(expr, ast.Unary):
-        v = const_value(expr.operand)
+        v = const_value(expr.operand, known)
         if v is None:
             return None
         if expr.op == "!":
             return not v
         if expr.op == "-":
-            return _wrap(-int(v), expr.type)
+            return wrap(-int(v), expr.type)
         if expr.op == "~":
-            return _wrap(~int(v), expr.type)
+            return wrap(~int(v), expr.type)
         return v
     if isinstance(expr, ast.Binary):
-        a, b = const_value(expr.left), const_value(expr.right)
+        a, b = const_value(expr.left, known), const_value(expr.right, known)
         if a is None or b is None:
             return None
         return _fold(expr.op, a, b, expr.right.type, expr.type)
     if isinstance(expr, ast.Slice):
-        v, hi, lo = const_value(expr.expr), const_value(expr.hi), const_value(expr.lo)
+        v, hi, lo = (
+            const_value(expr.expr, known),
+            const_value(expr.hi, known),
+            const_value(expr.lo, known),
+        )
         if isinstance(v, int) and isinstance(hi, int) and isinstance(lo, int):
             # Two's complement bits of the value (an int<W> or a negative int too).
             return (v >> lo) & ((1 << (hi - lo + 1)) - 1)
@@ -92,7 +104,8 @@ def aggregate_item(expr: ast.Expression, key: str | int) -> ast.Expression | Non
     return None
 
 
-def _wrap(v: int, ty: t.Type | None) -> int:
+def wrap(v: int, ty: t.Type | None) -> int:
+    """v as a value of type ty: bit<W> and int<W> wrap around; other types keep it."""
     if isinstance(ty, t.Bits):
         v &= (1 << ty.width) - 1
         if ty.signed and v >> (ty.width - 1):
@@ -127,4 +140,4 @@ def _fold(op: str, a: Any, b: Any, tb: t.Type, ty: t.Type) -> int | bool | None:
     if op not in simple:
         return None
     v = simple[op]()
-    return _wrap(v, ty) if isinstance(v, int) and not isinstance(v, bool) else v
+    return wrap(v, ty) if isinstance(v, int) and not isinstance(v, bool) else v
