@@ -9,11 +9,11 @@
         frame = rec.dataframe()
 
 One P4Runtime session (finsy, primary for the run) and one gNMI client are opened on
-enter and kept until exit, on an event loop of the router's own thread, so a caller
-without asyncio (a script, a test, the experiment runner) makes plain calls. `apply`
-brings the switch's tables and ports to a typed config by difference (sync.py); the
-monitor streams the switch's own samples (monitor_sampler.py) into memory and, if
-given, a Parquet file.
+enter and kept until exit, on an event loop of a thread of their own (one for all the
+routers of a process), so a caller without asyncio (a script, a test, the experiment
+runner) makes plain calls. `apply` brings the switch's tables and ports to a typed config
+by difference (sync.py); the monitor streams the switch's own samples
+(monitor_sampler.py) into memory and, if given, a Parquet file.
 """
 
 import asyncio
@@ -22,7 +22,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import finsy as fy
 from finsy import GNMIClient, GNMIPath
@@ -81,7 +81,34 @@ class PortState:
 
 
 class _LoopThread:
-    """An asyncio loop on a daemon thread; `run` waits for a coroutine's result."""
+    """An asyncio loop on a daemon thread; `run` waits for a coroutine's result.
+
+    The routers of a process share one (`acquire`, `release`): gRPC's asyncio layer has
+    one completion queue per process, bound to every loop that used it, and a router's
+    loop closed while another router's went on made gRPC's poller call the closed loop
+    ("RuntimeError: Event loop is closed" in a point's log, grpc issue 25364)."""
+
+    _shared: ClassVar["_LoopThread | None"] = None
+    _users: ClassVar[int] = 0
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+
+    @classmethod
+    def acquire(cls) -> "_LoopThread":
+        with cls._lock:
+            if cls._shared is None:
+                cls._shared = cls()
+            cls._users += 1
+            return cls._shared
+
+    @classmethod
+    def release(cls, timeout_s: float) -> None:
+        """One user less; the last one stops the loop."""
+        with cls._lock:
+            cls._users -= 1
+            if cls._users > 0 or cls._shared is None:
+                return
+            loop, cls._shared = cls._shared, None
+            loop.stop(timeout_s)
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
@@ -164,7 +191,7 @@ class Router:
         `apply`, once the config has been checked, so that a config the switch cannot
         take changes nothing."""
         if self._loop is None:
-            self._loop = _LoopThread()
+            self._loop = _LoopThread.acquire()
 
     async def _session(self) -> fy.Switch:
         """The P4Runtime session, opened once: primary, pushing the pipeline if the
@@ -272,7 +299,7 @@ class Router:
         try:
             loop.run(self._close(), self.timeout_s)
         finally:
-            loop.stop(self.timeout_s)
+            _LoopThread.release(self.timeout_s)
 
     async def _close(self) -> None:
         gnmi, self._gnmi = self._gnmi, None

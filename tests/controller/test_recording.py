@@ -60,6 +60,30 @@ def test_apply_says_what_changed_and_a_second_apply_changes_nothing(
     assert state.qdepth_pkts == 0 and state.counters["tm_drops"] == 0
 
 
+def test_routers_of_one_process_share_one_loop_until_the_last_closes(
+    switch_process: SwitchProcess,
+    red_program: CompiledProgram,
+    tmp_path: Path,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    # gRPC's asyncio layer binds every loop that used it to one completion queue: a
+    # loop closed beside another router's made its poller call a closed loop.
+    config = load_config(red_config(tmp_path, red_program, switch_process.address))
+    first, second = Router.of(config), Router.of(config)
+    first.open()
+    second.open()
+    assert first._loop is second._loop
+    loop = first._loop
+    assert loop is not None
+    first.apply(config)
+    first.close()
+    assert loop.loop.is_running()
+    assert second.apply(config).pipeline is None  # first left it installed
+    second.close()
+    assert loop.loop.is_closed()
+    assert "Event loop is closed" not in capfd.readouterr().err
+
+
 def test_a_config_for_another_switch_is_refused(
     switch_process: SwitchProcess, red_program: CompiledProgram, tmp_path: Path
 ) -> None:
