@@ -10,8 +10,10 @@ Method:
   router's in-switch queue monitor sampling its bottleneck port (no AQM there) every
   MONITOR_PERIOD_S into a temporary Parquet file, as an experiment runs it. After
   WARMUP_S, for MEASURE_S: each router's CPU seconds per second (utime + stime of all
-  its threads, /proc/<pid>/task/*/stat) as % of a core, and per thread: wake-ups per
-  second (voluntary context switches), and CPU per wake-up. Target: at most 3 % of a
+  its threads, /proc/<pid>/task/*/stat) as % of a core, and per thread: its user and
+  kernel shares, wake-ups per second (voluntary context switches), and CPU per wake-up.
+  The kernel share holds the system calls and, since a veth delivers to its peer in the
+  sender's thread, the hosts' stacks receiving what the router sent. Target: at most 3 % of a
   core. Beside it, the figure measured by this method with commit 5a3a15b's switch
   (BEFORE_CORE_SHARE), before the switch's one event loop.
 - departure lateness: how late each router handed packets to their ports, past their
@@ -55,18 +57,19 @@ BEFORE_CORE_SHARE = {"p4ar1": 0.132, "p4ar2": 0.123}
 # 164-174 us, max 1.2-2.0 ms.
 
 
-def _thread_stats(pid: int) -> dict[str, tuple[float, int]]:
-    """Per thread name: (CPU seconds, voluntary context switches), summed over threads."""
-    stats: dict[str, tuple[float, int]] = {}
+def _thread_stats(pid: int) -> dict[str, tuple[float, float, int]]:
+    """Per thread name: (user CPU seconds, kernel CPU seconds, voluntary context
+    switches), summed over threads of that name."""
+    stats: dict[str, tuple[float, float, int]] = {}
     for task in Path(f"/proc/{pid}/task").iterdir():
         stat = (task / "stat").read_text()
         name = stat[stat.index("(") + 1 : stat.rindex(")")]
         fields = stat.rsplit(")", 1)[1].split()
-        cpu_s = (int(fields[11]) + int(fields[12])) / TICKS_PER_S
+        user_s, kernel_s = int(fields[11]) / TICKS_PER_S, int(fields[12]) / TICKS_PER_S
         status = (task / "status").read_text()
         switches = int(status.split("voluntary_ctxt_switches:")[1].split()[0])
-        old = stats.get(name, (0.0, 0))
-        stats[name] = (old[0] + cpu_s, old[1] + switches)
+        old = stats.get(name, (0.0, 0.0, 0))
+        stats[name] = (old[0] + user_s, old[1] + kernel_s, old[2] + switches)
     return stats
 
 
@@ -81,7 +84,8 @@ class RouterCpu:
     name: str
     core_share: float
     packets_per_s: float
-    threads: dict[str, tuple[float, float]]  # name -> (core share, wake-ups per s)
+    # name -> (core share, its user part, wake-ups per s)
+    threads: dict[str, tuple[float, float, float]]
     lateness: EmulationFidelity  # over the measured window
 
 
@@ -89,7 +93,7 @@ class RouterCpu:
 class _Snapshot:
     """A router's counters at one time."""
 
-    threads: dict[str, tuple[float, int]]
+    threads: dict[str, tuple[float, float, int]]
     rx_packets: int
     fidelity: EmulationFidelity
 
@@ -110,13 +114,14 @@ def _router_cpu(name: str, before: _Snapshot, after: _Snapshot, elapsed_s: float
     t0, t1 = before.threads, after.threads
     threads = {
         thread: (
+            (t1[thread][0] + t1[thread][1] - t0[thread][0] - t0[thread][1]) / elapsed_s,
             (t1[thread][0] - t0[thread][0]) / elapsed_s,
-            (t1[thread][1] - t0[thread][1]) / elapsed_s,
+            (t1[thread][2] - t0[thread][2]) / elapsed_s,
         )
         for thread in t1
         if thread in t0
     }
-    total = sum(share for share, _ in threads.values())
+    total = sum(share for share, _, _ in threads.values())
     packets_per_s = (after.rx_packets - before.rx_packets) / elapsed_s
     return RouterCpu(name, total, packets_per_s, threads, after.fidelity.since(before.fidelity))
 
@@ -214,10 +219,13 @@ def _router_lines(router: RouterCpu, per_packet_s: float) -> list[str]:
         f" {router.packets_per_s / 1e3:.2f} kpps received; baseline at the saturation"
         f" cost of {per_packet_s * 1e6:.1f} us/packet: {floor:.1%}"
     ]
-    for thread, (share, wakes) in sorted(router.threads.items(), key=lambda t: -t[1][0]):
+    for thread, (share, user, wakes) in sorted(router.threads.items(), key=lambda t: -t[1][0]):
         if share >= 0.001:
             per_wake = f", {share / wakes * 1e6:5.1f} us CPU per wake-up" if wakes else ""
-            lines.append(f"    thread {thread:<12} {share:5.1%}  {wakes:7.0f} wake-ups/s{per_wake}")
+            lines.append(
+                f"    thread {thread:<12} {share:5.1%} (user {user:4.1%}, kernel"
+                f" {share - user:4.1%})  {wakes:7.0f} wake-ups/s{per_wake}"
+            )
     late = router.lateness
     lines.append(
         f"    departure lateness over the window ({late.departures} packets):"
