@@ -168,9 +168,10 @@ class ParserUnroller:
             copy_ = ast.ParserState(state.pos, name, [], None, annotations=state.annotations)
             env = dict(env)
             try:
-                copy_.stmts = self.statements(state.stmts, env)
+                self.statements(state.stmts, env, copy_.stmts)
                 copy_.transition = self.transition(state.transition, env, pending)
             except _OutOfBounds:
+                # The statements before the access run; the parser stops at it.
                 copy_.transition = ast.Name(state.pos, self.out_of_bound_state())
             result.append(copy_)
         if self.out_of_bound is not None:
@@ -224,18 +225,19 @@ class ParserUnroller:
             index.index = literal
         return new
 
-    def statements(self, stmts: list[ast.Statement], env: Env) -> list[ast.Statement]:
-        """The statements with constant indices, `env` updated past them."""
-        result: list[ast.Statement] = []
+    def statements(self, stmts: list[ast.Statement], env: Env, out: list[ast.Statement]) -> None:
+        """The statements with constant indices appended to `out`, `env` updated past
+        them; raises _OutOfBounds at an access past a stack's end, `out` holding those
+        before it."""
         for stmt in stmts:
             if isinstance(stmt, ast.BlockStatement):
                 block = copy.copy(stmt)
-                block.stmts = self.statements(stmt.stmts, env)
-                result.append(block)
+                block.stmts = []
+                out.append(block)
+                self.statements(stmt.stmts, env, block.stmts)
                 continue
-            result.append(self.constant_indices(stmt, env))
+            out.append(self.constant_indices(stmt, env))
             self.assign(stmt, env)
-        return result
 
     def assign(self, stmt: ast.Statement, env: Env) -> None:
         """What `stmt` does to the followed values."""

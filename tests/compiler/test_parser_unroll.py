@@ -95,3 +95,30 @@ def test_a_count_that_never_reaches_a_bound_is_refused(compile_text: CompileText
         rf"prog\.p4:{line}:\d+: error: parser unrolling: state 'more' would be copied more",
         result.err,
     ), result.err
+
+
+def test_what_comes_before_the_access_past_the_end_still_runs(
+    compile_text: CompileText,
+) -> None:
+    program = parser(
+        """
+    state start { i = 0; transition more; }
+    state more {
+        m.x = (bit<8>) i;
+        p.extract(hdr.st[i]);
+        i = i + 1;
+        transition select(hdr.st[i - 1].a) { 7: more; default: accept; }
+    }
+""",
+        "    bit<32> i;\n",
+    )
+    result = compile_text(program)
+    assert result.status == 0, result.err
+    states = _states(json.loads(result.json_path.read_text()))
+    # more2 would extract hdr.st[2]: it records the count, then stops.
+    assert [op["op"] for op in states["more2"]["parser_ops"]] == ["set"]
+    assert states["more2"]["parser_ops"][0]["parameters"][0]["value"] == [
+        "scalars",
+        "userMetadata.x",
+    ]
+    assert _next(states["more2"]) == ["stateOutOfBound"]
