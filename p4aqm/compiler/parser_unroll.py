@@ -33,7 +33,7 @@ from p4aqm.compiler import types as t
 from p4aqm.compiler.diagnostics import CompileError
 from p4aqm.compiler.rewrite import nodes
 from p4aqm.compiler.typecheck import CheckedProgram, Symbol, const_value
-from p4aqm.compiler.typecheck.constants import wrap
+from p4aqm.compiler.typecheck.constants import Known, wrap
 
 OUT_OF_BOUND = "stateOutOfBound"
 # Copies of one state before unrolling gives up: a stack of 64 hops (p4c's axon test)
@@ -203,7 +203,9 @@ class ParserUnroller:
         pending.append((self.states[state], dict(env), name))
         return name
 
-    def known(self, env: Env) -> Any:  # noqa: ANN401 - the const_value hook
+    def known(self, env: Env) -> Known:
+        """const_value's hook: the followed paths' values in `env`."""
+
         def value(e: ast.Expression) -> int | None:
             path = _path(e)
             return env.get(path) if path is not None else None
