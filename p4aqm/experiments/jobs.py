@@ -20,6 +20,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,9 +136,10 @@ def child_command(experiment: Path, results: Path, profile: str | None, index: i
 
 def record_killed(child: Child, results: Path, source: Path) -> None:
     """A child that died without its manifest: its point is recorded as failed."""
-    inflight = results / ".inflight" / child.point.name
-    shutil.rmtree(inflight, ignore_errors=True)
-    inflight.mkdir(parents=True)
+    # A fresh folder: the child's partial one may not be removable whole.
+    shutil.rmtree(results / ".inflight" / child.point.name, ignore_errors=True)
+    (results / ".inflight").mkdir(parents=True, exist_ok=True)
+    inflight = Path(tempfile.mkdtemp(prefix=f"{child.point.name}.", dir=results / ".inflight"))
     code = child.process.returncode
     why = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
     error = f"the point's process ended without a result ({why}); see run.log"
@@ -249,10 +251,16 @@ class ConcurrentRun:
     def _finish(self, child: Child, auto: AutoJobs | None) -> None:
         running_then = len(self.children)
         self.children.remove(child)
-        for line in child.sandbox.remove():
-            if line.startswith("process"):  # the namespace itself goes every time
-                self.console.print(f"  {child.point.name}: left behind, killed: {line}")
-        status, outside = outcome_of(child, self.results, self.experiment)
+        try:
+            for line in child.sandbox.remove():
+                if line.startswith("process"):  # the namespace itself goes every time
+                    self.console.print(f"  {child.point.name}: left behind, killed: {line}")
+        except (CgroupError, OSError) as exc:  # the other points go on; `p4aqm clean` ends it
+            self.console.print(f"  {child.point.name}: sandbox not removed: {exc}", markup=False)
+        try:
+            status, outside = outcome_of(child, self.results, self.experiment)
+        except OSError as exc:
+            status, outside = f"failed: the point could not be recorded: {exc}", []
         self.done += 1
         self.failed += not status.startswith("ok")
         marked = f" [outside fidelity bounds: {'; '.join(outside)}]" if outside else ""

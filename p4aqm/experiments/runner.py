@@ -234,8 +234,7 @@ def _run_concurrently(args: argparse.Namespace, points: list[Point], todo: list[
     run = ConcurrentRun(args.experiment, args.output, args.profile, args.jobs, console)
     status = run.run(todo)
     if status in (0, 1):
-        (args.output / ".inflight").mkdir(exist_ok=True)
-        shutil.rmtree(args.output / ".inflight")
+        shutil.rmtree(args.output / ".inflight", ignore_errors=True)
         console.print(
             f"{len(todo) - run.failed} points ok, {run.failed} failed in"
             f" {time.monotonic() - started:.0f} s; results in {args.output}"

@@ -10,6 +10,7 @@ cgroup v1, as on this machine's hybrid layout.
 """
 
 import contextlib
+import errno
 import os
 import time
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ from pathlib import Path
 # The cgroup v2 mount: /sys/fs/cgroup on a unified layout, .../unified on a hybrid one.
 _MOUNTS = (Path("/sys/fs/cgroup/unified"), Path("/sys/fs/cgroup"))
 CGROUP_ROOT_ENV = "P4AQM_CGROUP_ROOT"
+REMOVE_WAIT_S = 5.0
 
 
 class CgroupError(RuntimeError):
@@ -105,13 +107,24 @@ class Cgroup:
         return pids
 
     def remove(self) -> None:
-        """Remove the group and the groups under it, deepest first (they must be empty)."""
+        """Remove the group and the groups under it, deepest first (they must be empty).
+        A group stays busy for a moment after its last process was killed: retried for
+        REMOVE_WAIT_S, then CgroupError."""
         if not self.path.is_dir():
             return
         children = sorted((p for p in self.path.rglob("*") if p.is_dir()), reverse=True)
         for group in [*children, self.path]:
-            with contextlib.suppress(FileNotFoundError):
-                group.rmdir()
+            deadline = time.monotonic() + REMOVE_WAIT_S
+            while True:
+                try:
+                    group.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError as exc:
+                    if exc.errno != errno.EBUSY or time.monotonic() > deadline:
+                        raise CgroupError(f"cannot remove the cgroup {group}: {exc}") from exc
+                    time.sleep(0.05)
 
 
 @contextlib.contextmanager

@@ -118,6 +118,8 @@ def records() -> list[TopologyRecord]:
     for path in sorted(REGISTRY_DIR.glob("*.json")):
         try:
             found.append(TopologyRecord.load(path))
+        except FileNotFoundError:
+            continue  # its topology was torn down since the listing
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"{path}: not a topology record ({exc}); remove it by hand") from exc
     return found

@@ -24,7 +24,8 @@ from p4aqm.experiments.fidelity import (
 )
 from p4aqm.experiments.spec import load_experiment
 from p4aqm.report.cli import main as report_main
-from p4aqm.topology.cgroup import joined_cgroup, own_cgroup
+from p4aqm.topology import cgroup
+from p4aqm.topology.cgroup import Cgroup, CgroupError, joined_cgroup, own_cgroup
 
 ROUTER_OK = {
     "delivered_pkts": 1000,
@@ -101,6 +102,24 @@ def test_a_point_cgroup_counts_its_children_and_kills_what_outlives_it() -> None
     assert sleeper.wait(timeout=10) == -9, "the leftover was not killed"
     assert not group.path.exists()
     assert figures["point_cpu_cores"] * figures["wall_s"] >= 0.35
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or own_cgroup() is None, reason="needs root, cgroup v2")
+def test_a_cgroup_still_in_use_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    root = cgroup.p4aqm_root()
+    assert root is not None
+    group = Cgroup(root / f"test-busy-{os.getpid()}").create()
+    sleeper = subprocess.Popen(["sleep", "60"])
+    try:
+        group.add(sleeper.pid)
+        monkeypatch.setattr(cgroup, "REMOVE_WAIT_S", 0.2)
+        with pytest.raises(CgroupError, match=f"cannot remove the cgroup {group.path}"):
+            group.remove()
+    finally:
+        group.kill()
+        sleeper.wait()
+        group.remove()
+    assert not group.path.exists()
 
 
 class FakeChild:
@@ -202,3 +221,34 @@ def test_a_finished_point_outside_its_bounds_is_said_with_its_reasons(tmp_path: 
     said = console.export_text()
     assert f"{point.name}: ok [outside fidelity bounds: machine 99.0% busy" in said, said
     assert auto.cap == 1 and run.done == 1 and run.failed == 0
+
+
+class StuckSandbox:
+    name = "p4aqm-j1-1"
+
+    def remove(self) -> list[str]:
+        raise CgroupError("cannot remove the cgroup /sys/fs/cgroup/p4aqm/p4aqm-j1-1: busy")
+
+
+def test_a_killed_point_is_recorded_even_if_its_sandbox_cannot_be_removed(
+    tmp_path: Path,
+) -> None:
+    from rich.console import Console
+
+    smoke = REPO / "experiments" / "examples" / "smoke.yaml"
+    point = load_experiment(smoke)[1][0]
+    partial = tmp_path / ".inflight" / point.name
+    partial.mkdir(parents=True)
+    (partial / "queue.parquet").write_bytes(b"half")  # the killed child's partial files
+    process = subprocess.Popen(["sh", "-c", "kill -9 $$"])
+    process.wait()
+    child = jobs.Child(point, 1, StuckSandbox(), process, tmp_path / "x.log", time.time_ns())  # type: ignore[arg-type]
+    console = Console(record=True, width=300)
+    run = jobs.ConcurrentRun(smoke, tmp_path, None, 2, console, [child])
+    run._finish(child, None)
+    said = console.export_text()
+    assert "sandbox not removed: cannot remove the cgroup" in said, said
+    manifest = json.loads((tmp_path / "points" / point.name / "manifest.json").read_text())
+    assert manifest["status"] == "failed" and "killed by signal 9" in manifest["error"]
+    assert not (tmp_path / "points" / point.name / "queue.parquet").exists()
+    assert run.failed == 1 and run.children == []

@@ -96,9 +96,11 @@ def running(pid: int) -> bool:
         return False
 
 
-def manifest(results: Path, index: int) -> dict:
-    folder = next((results / "points").glob(f"p{index:02d}_*"))
-    return json.loads((folder / "manifest.json").read_text())
+def manifest(results: Path, index: int, out: str) -> dict:
+    """Point INDEX's manifest; `out`, what the run printed, explains a missing one."""
+    folders = list((results / "points").glob(f"p{index:02d}_*"))
+    assert len(folders) == 1, f"point {index} has {len(folders)} folders; the run printed:\n{out}"
+    return json.loads((folders[0] / "manifest.json").read_text())
 
 
 def test_two_points_run_at_once_each_in_its_own_namespace(
@@ -109,7 +111,7 @@ def test_two_points_run_at_once_each_in_its_own_namespace(
     assert not [i for i in interfaces() if i.startswith("p4run")], "routers in the root namespace"
     out = run.communicate(timeout=180)[0]
     assert run.returncode == 0, out
-    first, second = manifest(results, 1), manifest(results, 2)
+    first, second = manifest(results, 1, out), manifest(results, 2, out)
     assert first["status"] == second["status"] == "ok", (first["error"], second["error"])
     # The same names and addresses in both points: they never met.
     assert first["hosts"] == second["hosts"]
@@ -133,7 +135,7 @@ def test_killing_one_point_leaves_the_other_whole(
     os.kill(child_of_point(run, 1), signal.SIGKILL)
     out = run.communicate(timeout=180)[0]
     assert run.returncode == 1, out
-    killed, whole = manifest(results, 1), manifest(results, 2)
+    killed, whole = manifest(results, 1, out), manifest(results, 2, out)
     assert killed["status"] == "failed" and "killed by signal 9" in killed["error"]
     assert whole["status"] == "ok", whole["error"]
     assert sandboxes(run.pid) == [] and not [r for r in records() if r.netns]
