@@ -29,7 +29,7 @@ from p4aqm.schema import (
     Column,
     counter_column,
 )
-from p4aqm.traffic.bulk import FlowFailed, read_flow
+from p4aqm.traffic.bulk import Connection, FlowFailed, read_flow
 from p4aqm.traffic.records import read_records
 
 # experiments/README.md: the router whose bottleneck direction a monitor file samples.
@@ -40,6 +40,8 @@ WEB_COLUMNS = ("start_ns", "response_time_us", "reply_bytes", "outcome")
 # throughput.csv's time is the monitor's: CLOCK_REALTIME in ns.
 THROUGHPUT_COLUMNS = (Column.REALTIME_NS, "direction", "bps", "utilisation", "measured")
 UDP_COLUMNS = ("flow_id", "seq", "send_ns", "recv_ns", "owd_us")
+# A connection has carried data once either count is above zero.
+DATA_SEEN_COLUMNS = (Column.REALTIME_NS, "bytes_received", "bytes_acked")
 TCP_COLUMNS = (
     Column.REALTIME_NS,
     "src",
@@ -188,7 +190,7 @@ def _require(frame: pd.DataFrame, columns: tuple[str, ...]) -> None:
 
 def load_point(point: Point) -> PointData:
     """An ok point's records inside its window."""
-    bulk, bulk_failed = _bulk(point)
+    bulk, bulk_failed = read_bulk(point)
     return PointData(
         point=point,
         web=_web(point),
@@ -310,32 +312,66 @@ def _counters_metadata(path: Path) -> str | None:
     return json.loads(raw).get("counters") if raw else None
 
 
-def _bulk(point: Point) -> tuple[pd.DataFrame, list[str]]:
+def read_bulk(point: Point) -> tuple[pd.DataFrame, list[str]]:
     """The receivers' 1-second intervals of every bulk flow whose end falls in the window,
-    and what is known of the flows that failed without a receiver's report. An interval's
-    end is iperf3's start timestamp (whole seconds) plus its offset, so the window's edges
-    are placed to within a second."""
+    and what is known of the flows that failed without a receiver's report.
+
+    An interval's end is its offset from the flow's test start. That start is placed
+    from the TCP tracer, where a traced host holds the flow's data stream: when data
+    first crossed it (the cookie, whose arrival starts the test); else from iperf3's start
+    timestamp, which is the control connection's, in whole seconds. The Parris et al.
+    rerun of 2026-11-29 showed why: with 240 flows on a congested link, a data stream's
+    cookie arrived up to 100 s after its control connection opened (retransmission
+    timeouts backing off through the blast), and intervals placed from the timestamp
+    put 2.5 Mbit/s of TCP on a bottleneck that carried 0.2."""
     frames = []
     failures: list[str] = []
+    started = _data_streams_started(point)
     for path in sorted((point.folder / "bulk").glob("flow*.json")):
         if path.stem.endswith("-server"):  # the client's report holds both sides
             continue
         with _reading(path):
             flow = int(path.stem.removeprefix("flow"))
             try:
-                intervals, start_s = read_flow(
-                    path, path.with_name(f"{path.stem}-server.json"), flow
-                )
+                report = read_flow(path, path.with_name(f"{path.stem}-server.json"), flow)
             except FlowFailed as failed:
                 failures.append(str(failed))
                 continue
-        end_ns = ((start_s + intervals["t_s"]) * 1e9).astype("int64")
+        intervals = report.intervals
+        start_ns = started.get(report.data_connection) if report.data_connection else None
+        if start_ns is None:
+            start_ns = int(report.start_s * 1e9)
+        end_ns = (start_ns + intervals["t_s"] * 1e9).astype("int64")
         # An interval ending at the window's start is the warm-up's last second.
         after_start = intervals[end_ns > point.window[0]].assign(end_ns=end_ns)
         frames.append(_inside(after_start, "end_ns", point.window))
     if not frames:
         return pd.DataFrame(columns=["flow", "bytes", "end_ns", "t_s"]), failures
     return pd.concat(frames, ignore_index=True), failures
+
+
+def _data_streams_started(point: Point) -> dict[Connection, int]:
+    """When data first crossed each traced connection (ns), keyed from both ends: the
+    first sample with bytes received or acknowledged, less half the tracer's period. For
+    an iperf3 data stream that is its cookie, whose arrival starts the test. A
+    connection with data in the trace's first sample may have had it long before, and
+    is left out."""
+    started: dict[Connection, int] = {}
+    for path in _record_paths(point.folder / "tcp"):
+        with _reading(path):
+            samples, metadata = read_records(path)
+            _require(samples, ("src", "sport", "dst", "dport", *DATA_SEEN_COLUMNS))
+        if samples.empty:
+            continue
+        half_period_ns = int(float(metadata.get("period_ms", 0)) * 1e6 / 2)
+        crossed = samples[samples[list(DATA_SEEN_COLUMNS[1:])].sum(axis=1) > 0]
+        first = crossed.groupby(["src", "sport", "dst", "dport"])[Column.REALTIME_NS].min()
+        first = first[first > samples[Column.REALTIME_NS].min()]
+        for (src, sport, dst, dport), seen_ns in first.items():
+            at_ns = int(seen_ns) - half_period_ns
+            for key in ((src, int(sport), dst, int(dport)), (dst, int(dport), src, int(sport))):
+                started[key] = min(at_ns, started.get(key, at_ns))
+    return started
 
 
 def _tcp(point: Point) -> pd.DataFrame:

@@ -15,7 +15,7 @@ irtt, see traffic.cbr.
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
@@ -97,10 +97,41 @@ class FlowFailed(ValueError):
     gives it the whole run)."""
 
 
-def read_flow(client: Path, server: Path, flow: int) -> tuple[pd.DataFrame, float]:
-    """A flow's per-interval records (read_report's) and its start (Unix seconds): from
-    the client's report, or for a flow cut short, whose client report lacks the
-    receiver's side, from the server's (receiver only). FlowFailed if neither has it."""
+# (server address, server port, client address, client port) of a flow's data stream.
+Connection = tuple[str, int, str, int]
+
+
+class FlowReport(NamedTuple):
+    """A flow's per-interval records (read_report's) and what places them in time."""
+
+    intervals: pd.DataFrame
+    # iperf3's start timestamp: when the control connection opened, in whole seconds.
+    # The intervals count from the test's start, after the parameters are exchanged and
+    # the data stream connects: under heavy loss, handshakes waiting out retransmission
+    # timeouts, seconds to tens of seconds later (p4aqm/report/load.py places them from
+    # a TCP trace of the data stream where there is one).
+    start_s: float
+    data_connection: Connection | None
+
+
+def data_connection(data: dict[str, Any]) -> Connection | None:
+    """The data stream of a report, seen from the server: its own report's first
+    connected stream (in a client's, its copy of the server's, or its own reversed)."""
+    server = data.get("server_output_json", data)
+    start = server.get("start") or {}
+    connected = start.get("connected") or []
+    if not connected:
+        return None
+    c = connected[0]
+    if "connecting_to" in start:  # the client's own view: the server is its remote end
+        return (c["remote_host"], c["remote_port"], c["local_host"], c["local_port"])
+    return (c["local_host"], c["local_port"], c["remote_host"], c["remote_port"])
+
+
+def read_flow(client: Path, server: Path, flow: int) -> FlowReport:
+    """A flow's report: from the client's, or for a flow cut short, whose client report
+    lacks the receiver's side, from the server's (receiver only). FlowFailed if neither
+    has it."""
     data = _load(client)
     path = client
     if not _has_receiver(data):
@@ -112,7 +143,11 @@ def read_flow(client: Path, server: Path, flow: int) -> tuple[pd.DataFrame, floa
                 f"{client}: no receiver's report (iperf3: {error}); its sender wrote {sent} bytes"
             )
         data, path = served, server
-    return parse_report(data, flow, str(path)), data["start"]["timestamp"]["timesecs"]
+    return FlowReport(
+        parse_report(data, flow, str(path)),
+        data["start"]["timestamp"]["timesecs"],
+        data_connection(data),
+    )
 
 
 def read_report(report: Path, flow: int) -> pd.DataFrame:

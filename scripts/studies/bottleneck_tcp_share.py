@@ -6,8 +6,9 @@ receivers report: the cross-check of the README's Parris et al. section.
 Per point, over the rows of throughput.csv (client -> server): the bottleneck's frame
 bytes less the UDP frames the receivers logged (payload + UDP, IPv4 and Ethernet
 headers), as Mbit/s; beside it the bulk receivers' bytes whose 1-second interval ends in
-the same seconds, each flow's intervals placed from its own receiver's start. Then the
-mean per discipline. TCP's frames include headers and retransmissions, so the receivers'
+the same seconds, each flow's intervals placed as the report places them (from the
+TCP trace of its data stream where the point has one: read_bulk in p4aqm/report/load.py).
+Then the mean per discipline. TCP's frames include headers and retransmissions, so the receivers'
 payload should stay below them.
 """
 
@@ -18,6 +19,8 @@ from collections import Counter
 from pathlib import Path
 
 import pandas as pd
+
+from p4aqm.report.load import load_results, read_bulk
 
 UDP_FRAME_OVERHEAD_BYTES = 14 + 20 + 8  # Ethernet, IPv4, UDP
 
@@ -42,15 +45,9 @@ def point_figures(folder: Path) -> tuple[float, float]:
             packets["recv_ns"] / 1e9 - start_s, packets["payload_bytes"] + UDP_FRAME_OVERHEAD_BYTES
         )
     received: Counter = Counter()
-    for path in (folder / "bulk").glob("flow*-server.json"):
-        text = path.read_text()
-        if not text.strip():  # a server killed before it wrote its report
-            continue
-        report = json.loads(text)
-        flow_start_s = report.get("start", {}).get("timestamp", {}).get("timesecs")
-        for interval in report.get("intervals", []) if flow_start_s else []:
-            second = math.ceil(flow_start_s + interval["sum"]["end"] - start_s)
-            received[second] += interval["sum"]["bytes"]
+    point = next(p for p in load_results(folder.parent.parent, "r") if p.folder == folder)
+    intervals, _ = read_bulk(point)  # placed in time as the report places them
+    received = _by_second(intervals["t_s"], intervals["bytes"])
     # The first row covers the seconds before it, from the sampler's start.
     seconds = [s for s in sorted(wire) if s > min(wire)]
     tcp_bytes = sum(wire[s] - udp[s] for s in seconds)

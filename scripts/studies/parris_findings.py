@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from p4aqm.traffic.bulk import read_flow
+from p4aqm.report.load import Point as ReportPoint
+from p4aqm.report.load import load_results, read_bulk
 from p4aqm.traffic.records import read_records
 
 BLAST_S = (20.0, 110.0)
@@ -40,30 +41,28 @@ def marked_loss(folder: Path, epoch_ns: int) -> tuple[float, float]:
     return 100 * (1 - received / sent), 100 * (1 - received_in / sent_in)
 
 
-def tcp_goodput_mbps(folder: Path) -> tuple[float, float]:
-    """Bulk TCP goodput summed over flows: over the run, and inside the blast window."""
-    whole = inside = 0.0
-    for report in sorted((folder / "bulk").glob("flow[0-9]*.json")):
-        if report.stem.endswith("-server"):
-            continue
-        # A flow cut short at the run's end has its receiver's intervals in its server's
-        # report only (bulk_cut_short in the manifest).
-        intervals, _ = read_flow(report, report.with_name(f"{report.stem}-server.json"), 0)
-        window = intervals[(intervals["t_s"] > BLAST_S[0]) & (intervals["t_s"] <= BLAST_S[1])]
-        inside += 8 * window["bytes"].sum() / (BLAST_S[1] - BLAST_S[0]) / 1e6
-        whole += 8 * intervals["bytes"].sum() / intervals["t_s"].max() / 1e6
-    return whole, inside
+def tcp_goodput_mbps(point: ReportPoint) -> tuple[float, float]:
+    """Bulk TCP goodput summed over flows: over the window, and inside the blast window;
+    each flow's intervals placed in time as the report places them (read_bulk)."""
+    intervals, _ = read_bulk(point)
+    start_ns, end_ns = point.window
+    blast = intervals[(intervals["t_s"] > BLAST_S[0]) & (intervals["t_s"] <= BLAST_S[1])]
+    whole_s = (end_ns - start_ns) / 1e9
+    return (
+        8 * intervals["bytes"].sum() / whole_s / 1e6,
+        8 * blast["bytes"].sum() / (BLAST_S[1] - BLAST_S[0]) / 1e6,
+    )
 
 
 def main(results: Path) -> int:
     rows = []
-    for folder in sorted((results / "points").iterdir()):
-        manifest = json.loads((folder / "manifest.json").read_text())
+    for point in load_results(results, results.name):
+        folder, manifest = point.folder, point.manifest
         if manifest["status"] != "ok":
             print(f"{folder.name}: skipped, {manifest['error']}")
             continue
         loss_all, loss_blast = marked_loss(folder, manifest["epoch_ns"])
-        tcp_all, tcp_blast = tcp_goodput_mbps(folder)
+        tcp_all, tcp_blast = tcp_goodput_mbps(point)
         blast, _ = read_records(folder / "udp" / "blast0.parquet")
         blast_sent = json.loads((folder / "udp" / "blast0.json").read_text())["packets_sent"]
         rows.append(

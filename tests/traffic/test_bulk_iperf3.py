@@ -107,8 +107,12 @@ def test_a_flow_cut_short_keeps_its_receivers_intervals(
     client.wait(timeout=10)
     server.wait(timeout=10)
     assert "terminated" in json.loads(client_report.read_text())["error"]
-    records, start_s = read_flow(client_report, server_report, flow=4)
-    assert start_s == json.loads(server_report.read_text())["start"]["timestamp"]["timesecs"]
+    records, start_s, stream = read_flow(client_report, server_report, flow=4)
+    served = json.loads(server_report.read_text())["start"]
+    assert start_s == served["timestamp"]["timesecs"]
+    assert stream == (
+        "127.0.0.1", flow.port, "127.0.0.1", served["connected"][0]["remote_port"]
+    )  # fmt: skip
     assert 3 <= len(records) <= 5 and (records["flow"] == 4).all()
     # 4 Mbit/s for about 2 s: about a megabyte received, in receiver intervals only.
     assert records["bytes"].sum() == pytest.approx(4e6 / 8 * 2.2, rel=0.3)

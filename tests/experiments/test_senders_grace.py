@@ -1,0 +1,35 @@
+"""After the window a point waits for its senders: a bulk flow still sending (its test
+started late) is cut short after BULK_GRACE_S, the other senders get SENDERS_GRACE_S."""
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from p4aqm.experiments import point as point_module
+from p4aqm.experiments.point import PointRun
+from p4aqm.experiments.spec import load_experiment
+
+REPO = Path(__file__).resolve().parents[2]
+# Ends on SIGINT as iperf3 does, writing nothing.
+SLEEP_UNTIL_SIGINT = "import time\ntry:\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    pass"
+SENDING = [sys.executable, "-c", SLEEP_UNTIL_SIGINT]
+
+
+def test_a_late_bulk_flow_is_cut_short_while_other_senders_finish(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(point_module, "BULK_GRACE_S", 0.5)
+    point = load_experiment(REPO / "experiments" / "examples" / "smoke.yaml")[1][0]
+    run = PointRun(point, tmp_path)
+    run.senders["bulk0"] = subprocess.Popen(SENDING)
+    run.processes["bulk0-server"] = subprocess.Popen(SENDING)
+    run.senders["cbr0"] = subprocess.Popen(["sleep", "1.5"])
+    started = time.monotonic()
+    run._wait_senders(timeout_s=30)
+    assert run.bulk_cut_short == ["bulk0"]
+    assert run.senders["bulk0"].returncode == 0 and run.processes["bulk0-server"].returncode == 0
+    assert run.senders["cbr0"].returncode == 0, "the CBR sender was waited for to its end"
+    assert time.monotonic() - started < 10, "the bulk flow was given the senders' grace"
