@@ -33,6 +33,7 @@ HOST_LABELS = {
     "sack": "SACK",
     "ecn": "ECN (net.ipv4.tcp_ecn: 0 off, 1 on, 2 accept only)",
     "initcwnd": "initial window (segments, on the routes)",
+    "rto_min_ms": "least retransmission timeout (ms, on the routes; none: Linux's 200)",
     "mtu_bytes": "MTU (bytes); MSS is 40 less",
     "offloads": "NIC offloads",
     "ipv6_disabled": "IPv6 disabled",

@@ -23,6 +23,8 @@ _FEATURE_NAMES = {
     "gso": "generic-segmentation-offload",
     "gro": "generic-receive-offload",
 }
+# Linux's largest retransmission timeout (TCP_RTO_MAX): a least one above it means nothing.
+RTO_MAX_MS = 120_000
 _ALLOWED = Path("/proc/sys/net/ipv4/tcp_allowed_congestion_control")
 _AVAILABLE = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
 
@@ -37,6 +39,9 @@ class HostTcp:
     sack: bool = True
     ecn: int = 0  # net.ipv4.tcp_ecn: 0 off, 1 request and accept, 2 accept only
     initcwnd: int | None = 10  # on the host's routes; None leaves the kernel's
+    # The least retransmission timeout, on the host's routes; None leaves Linux's 200 ms
+    # (TCP_RTO_MIN). Stacks of the 1990s waited about 1 s (RFC 6298 asks for 1 s).
+    rto_min_ms: int | None = None
     rmem_bytes: tuple[int, int, int] | None = None  # net.ipv4.tcp_rmem (min default max)
     wmem_bytes: tuple[int, int, int] | None = None  # net.ipv4.tcp_wmem
     mtu_bytes: int = 1500
@@ -46,6 +51,8 @@ class HostTcp:
             raise ValueError(f"{where}.ecn: {self.ecn} is not 0, 1 or 2 (net.ipv4.tcp_ecn)")
         if self.initcwnd is not None and not 1 <= self.initcwnd <= 1000:
             raise ValueError(f"{where}.initcwnd: {self.initcwnd} is not in 1..1000 segments")
+        if self.rto_min_ms is not None and not 1 <= self.rto_min_ms <= RTO_MAX_MS:
+            raise ValueError(f"{where}.rto_min_ms: {self.rto_min_ms} is not in 1..{RTO_MAX_MS} ms")
         if not 68 <= self.mtu_bytes <= 9000:
             raise ValueError(f"{where}.mtu_bytes: {self.mtu_bytes} is not in 68..9000")
         for name in ("rmem_bytes", "wmem_bytes"):
@@ -74,7 +81,7 @@ def allow_congestion_controls(wanted: list[str]) -> str:
 def configure_host(
     host: Host, tcp: HostTcp, ip: str, subnet: str, gateway: str, gateway_mac: str
 ) -> dict[str, Any]:
-    """Apply `tcp`, routes (with initcwnd) and static ARP to the gateway in the host's
+    """Apply `tcp`, routes (with initcwnd and rto_min) and static ARP to the gateway in the host's
     namespace; turn offloads and IPv6 off; return what reads back."""
     dev = host.defaultIntf().name
 
@@ -101,9 +108,10 @@ def configure_host(
     run(f"ip link set dev {dev} mtu {tcp.mtu_bytes}")
     run(f"ethtool -K {dev} {' '.join(f'{o} off' for o in OFFLOADS)}")
     run(f"ip neigh replace {gateway} lladdr {gateway_mac} dev {dev} nud permanent")
-    cwnd = f" initcwnd {tcp.initcwnd}" if tcp.initcwnd is not None else ""
-    run(f"ip route replace {subnet} dev {dev} proto kernel scope link src {ip}{cwnd}")
-    run(f"ip route replace default via {gateway} dev {dev}{cwnd}")
+    metrics = f" initcwnd {tcp.initcwnd}" if tcp.initcwnd is not None else ""
+    metrics += f" rto_min {tcp.rto_min_ms}ms" if tcp.rto_min_ms is not None else ""
+    run(f"ip route replace {subnet} dev {dev} proto kernel scope link src {ip}{metrics}")
+    run(f"ip route replace default via {gateway} dev {dev}{metrics}")
 
     keys = (*sysctls, "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem")
     readback = {key: run(f"sysctl -n {key}").replace("\t", " ") for key in dict.fromkeys(keys)}
@@ -120,6 +128,7 @@ def configure_host(
         "ecn": int(readback["net.ipv4.tcp_ecn"]),
         "ipv6_disabled": readback["net.ipv6.conf.all.disable_ipv6"] == "1",
         "initcwnd": int(initcwnd.group(1)) if initcwnd else None,
+        "rto_min_ms": route_rto_min_ms(default),
         "mtu_bytes": int(mtu.group(1)) if mtu else None,
         "offloads": offloads_on(run(f"ethtool -k {dev}")),
         "routes": routes,
@@ -134,3 +143,12 @@ def offloads_on(features: str) -> dict[str, bool]:
         match = re.search(rf"^{long}: (on|off)", features, re.MULTILINE)
         result[short] = bool(match and match.group(1) == "on")
     return result
+
+
+def route_rto_min_ms(route: str) -> int | None:
+    """A route's rto_min as `ip route show` prints it ("rto_min lock 300ms", "... 1.5s"),
+    in ms; None without one."""
+    match = re.search(r"rto_min (?:lock )?(\d+(?:\.\d+)?)(ms|s)\b", route)
+    if match is None:
+        return None
+    return round(float(match.group(1)) * (1000 if match.group(2) == "s" else 1))

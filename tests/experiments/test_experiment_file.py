@@ -71,6 +71,7 @@ def test_point_names_tell_swept_mappings_apart_by_every_value(tmp_path: Path) ->
         (("warmup_s: 5", "warmup_s: 5\ntcp_trace: {hosts: [s1, s9]}"), 8, "no host 's9'"),
         (("warmup_s: 5", "warmup_s: 5\ntcp_trace: {hosts: [s1], ports: [0]}"), 8, "port 0"),
         (("warmup_s: 5", "warmup_s: 5\ntcp_trace: {hosts: []}"), 8, "tcp_trace.hosts"),
+        (("10000000}", "10000000, host_tcp: {rto_min_ms: 0}}"), 2, "host_tcp.rto_min_ms"),
     ],
 )
 def test_bad_files_name_line_and_field(

@@ -1,8 +1,10 @@
 """TCP through the default dumbbell on `p4aqm switch`: throughput through a 100-packet
-drop-tail bottleneck, and the initial congestion window on a 200 ms RTT."""
+drop-tail bottleneck, and the initial congestion window and least retransmission timeout
+on a 200 ms RTT."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -37,7 +39,7 @@ def dumbbell(l3_program: CompiledProgram, tmp_path_factory: pytest.TempPathFacto
         bottleneck_rate_bps=BOTTLENECK_BPS,
         left_to_right_depth_pkts=100,
         host_tcp=HostTcp(congestion_control="cubic", initcwnd=10),
-        host_tcp_by_name={"s3": HostTcp(congestion_control="cubic", initcwnd=3)},
+        host_tcp_by_name={"s3": HostTcp(congestion_control="cubic", initcwnd=3, rto_min_ms=1000)},
     )
     with Dumbbell(spec) as net:
         yield net
@@ -147,3 +149,32 @@ def test_initial_window_sets_the_round_trips_of_a_14kb_response(dumbbell: Dumbbe
 def test_run_dir_holds_the_manifest(dumbbell: Dumbbell) -> None:
     manifest = json.loads((Path(dumbbell.run_dir) / "manifest.json").read_text())
     assert manifest["hosts"]["s3"]["initcwnd"] == 3
+
+
+def sender_rto_ms(net: Dumbbell, sender: str, receiver: str, port: int) -> int:
+    """The retransmission timeout of a bulk flow's sender, 2 s into the flow (`ss -ti`)."""
+    server = net.host(receiver).popen(["iperf3", "-s", "-1", "-p", str(port)])
+    time.sleep(0.3)
+    client = net.host(sender).popen(
+        ["iperf3", "-c", net.ip(receiver), "-p", str(port), "-t", "4", "-b", "1M"],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        time.sleep(2)
+        shown = net.host(sender).cmd(f"ss -tin dst {net.ip(receiver)} dport = :{port}")
+    finally:
+        for process in (client, server):
+            process.kill()
+            process.wait()
+    rtos = [int(r) for r in re.findall(r"\brto:(\d+)", shown)]
+    assert rtos, shown
+    return max(rtos)  # the data connection's: the control connection's is idle
+
+
+def test_rto_min_on_the_routes_sets_the_least_timeout(dumbbell: Dumbbell) -> None:
+    """On the 200 ms path, Linux's timeout is about the smoothed RTT plus its least
+    variation, rto_min: about 400 ms with the default 200 ms, 1.2 s with s3's 1 s."""
+    assert dumbbell.manifest["hosts"]["s3"]["rto_min_ms"] == 1000
+    assert dumbbell.manifest["hosts"]["c3"]["rto_min_ms"] is None
+    assert sender_rto_ms(dumbbell, "s3", "c3", 5301) >= 1200
+    assert sender_rto_ms(dumbbell, "c3", "s3", 5302) < 1000
