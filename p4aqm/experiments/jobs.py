@@ -9,10 +9,11 @@ without its manifest (killed) is recorded here as a failed point, its partial fi
 dropped; its sandbox is removed with whatever still ran in it. Every child gets SIGKILL
 from the kernel if this process dies, and `p4aqm clean` removes their sandboxes.
 
-`--jobs auto` starts points while, by the CPU the running points measurably use, one
-more fits in AUTO_CPU_SHARE of the machine's cores and the machine is less busy than
-that; a point that ends outside its fidelity bounds (p4aqm/experiments/fidelity.py)
-lowers the number that may run at once for the rest of the run.
+`--jobs auto` starts points while, by the CPU the running points measurably use (a
+point not yet settled counted at the most a finished point of the run used), one more
+fits in AUTO_CPU_SHARE of the machine's cores and the machine is less busy than that;
+a point that ends outside its fidelity bounds (p4aqm/experiments/fidelity.py) lowers the
+number that may run at once for the rest of the run.
 """
 
 import json
@@ -107,20 +108,29 @@ class AutoJobs:
         self.cap: int | None = None  # lowered for good by a point outside its bounds
         self.busy = MachineBusy()
         self.last_busy = 0.0
+        # The most CPU a finished point of this run used over its window: the cost of a
+        # running point not yet settled. Points of one sweep cost alike, and a point
+        # shorter than its settling time (Christiansen et al.'s quick points: 38 s
+        # against 25) would otherwise never have a second beside it.
+        self.finished_cores: float | None = None
 
     def allows(self, children: list[Child]) -> bool:
         if not children:
             return True
-        estimates = [c for c in (child.cores() for child in children) if c is not None]
-        if len(estimates) < len(children):
+        estimates = [child.cores() for child in children]
+        if None in estimates and self.finished_cores is None:
             return False  # wait until every running point's cost is known
         if self.cap is not None and len(children) >= self.cap:
             return False
-        per_point = max(estimates)
+        per_point = max(self.finished_cores if c is None else c for c in estimates)
         budget = AUTO_CPU_SHARE * self.cores
         return (len(children) + 1) * per_point <= budget and self.last_busy <= AUTO_CPU_SHARE
 
-    def point_ended(self, outside_bounds: list[str], running_then: int) -> None:
+    def point_ended(
+        self, outside_bounds: list[str], running_then: int, cores: float | None = None
+    ) -> None:
+        if cores is not None:
+            self.finished_cores = max(cores, self.finished_cores or 0.0)
         if outside_bounds:
             self.cap = max(1, min(self.cap or running_then, running_then - 1))
 
@@ -153,8 +163,9 @@ def record_killed(child: Child, results: Path, source: Path) -> None:
     inflight.replace(final)
 
 
-def outcome_of(child: Child, results: Path, source: Path) -> tuple[str, list[str]]:
-    """After a child exits: its point's status and the fidelity bounds it ran outside."""
+def outcome_of(child: Child, results: Path, source: Path) -> tuple[str, list[str], float | None]:
+    """After a child exits: its point's status, the fidelity bounds it ran outside and
+    the CPU (cores) its processes used over its window, if measured."""
     folder = results / "points" / child.point.name
     try:
         manifest = json.loads((folder / "manifest.json").read_text())
@@ -169,7 +180,9 @@ def outcome_of(child: Child, results: Path, source: Path) -> tuple[str, list[str
     fidelity = read_fidelity(folder) or {}
     status = manifest["status"]
     error = manifest.get("error")
-    return (status if not error else f"{status}: {error}"), fidelity.get("outside_bounds", [])
+    cores = (fidelity.get("cpu") or {}).get("point_cpu_cores")
+    shown = status if not error else f"{status}: {error}"
+    return shown, fidelity.get("outside_bounds", []), cores
 
 
 def cpu_count() -> int:
@@ -258,16 +271,16 @@ class ConcurrentRun:
         except (CgroupError, OSError) as exc:  # the other points go on; `p4aqm clean` ends it
             self.console.print(f"  {child.point.name}: sandbox not removed: {exc}", markup=False)
         try:
-            status, outside = outcome_of(child, self.results, self.experiment)
+            status, outside, cores = outcome_of(child, self.results, self.experiment)
         except OSError as exc:
-            status, outside = f"failed: the point could not be recorded: {exc}", []
+            status, outside, cores = f"failed: the point could not be recorded: {exc}", [], None
         self.done += 1
         self.failed += not status.startswith("ok")
         marked = f" [outside fidelity bounds: {'; '.join(outside)}]" if outside else ""
         # Not rich markup: "[...]" and error texts would be taken for tags and vanish.
         self.console.print(f"{child.point.name}: {status}{marked}", markup=False)
         if auto is not None:
-            auto.point_ended(outside, running_then)
+            auto.point_ended(outside, running_then, cores if status.startswith("ok") else None)
 
     def _stop_children(self) -> None:
         """SIGTERM (a child tears its topology down as on Ctrl-C), then the sandboxes."""

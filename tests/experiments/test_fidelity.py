@@ -141,6 +141,17 @@ def test_auto_jobs_fits_points_by_their_measured_cpu() -> None:
     assert not auto.allows([FakeChild(0.1)]), "the machine is busy with something else"
 
 
+def test_an_unsettled_point_counts_at_the_most_a_finished_one_used() -> None:
+    auto = jobs.AutoJobs(cores=2)  # a budget of 1.5 cores
+    assert not auto.allows([FakeChild(None)]), "no point has finished: nothing known"
+    auto.point_ended([], running_then=1, cores=0.45)
+    auto.point_ended([], running_then=1, cores=0.3)
+    assert auto.finished_cores == 0.45, "the costliest finished point"
+    assert auto.allows([FakeChild(None), FakeChild(None)])  # a third: 1.35 cores
+    assert not auto.allows([FakeChild(None)] * 3)
+    assert not auto.allows([FakeChild(None), FakeChild(0.8)]), "a settled point's own cost"
+
+
 def test_a_point_outside_its_bounds_lowers_the_cap_for_good() -> None:
     auto = jobs.AutoJobs(cores=2)
     auto.point_ended([], running_then=4)
@@ -221,6 +232,7 @@ def test_a_finished_point_outside_its_bounds_is_said_with_its_reasons(tmp_path: 
     said = console.export_text()
     assert f"{point.name}: ok [outside fidelity bounds: machine 99.0% busy" in said, said
     assert auto.cap == 1 and run.done == 1 and run.failed == 0
+    assert auto.finished_cores == CPU_OK["point_cpu_cores"], "its cost, for the next points"
 
 
 class StuckSandbox:
