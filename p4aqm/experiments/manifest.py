@@ -82,6 +82,9 @@ def point_manifest(
         "epoch_ns": outcome.get("epoch_ns"),
         "seeds": outcome.get("seeds"),
         "fidelity": outcome.get("fidelity"),
+        # Bulk flows interrupted after the window's grace, and per tuning rule what it did.
+        "bulk_cut_short": outcome.get("bulk_cut_short", []),
+        "tuned": outcome.get("tuned", {}),
         "started_ns": started_ns,
         "ended_ns": ended_ns,
         "hosts": topology.get("hosts"),

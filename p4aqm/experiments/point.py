@@ -119,7 +119,7 @@ class PointRun:
             "window": window,
             "web_users": self.point.web_users,
             "bulk_cut_short": self.bulk_cut_short,
-            "tuning": self.tuned,
+            "tuned": self.tuned,
             "topology": topology_manifest,
             "fidelity": {"outside_bounds": fidelity.outside_bounds()},
             "seeds": self._seeds(net),

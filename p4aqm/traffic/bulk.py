@@ -131,17 +131,18 @@ def data_connection(data: dict[str, Any]) -> Connection | None:
 def read_flow(client: Path, server: Path, flow: int) -> FlowReport:
     """A flow's report: from the client's, or for a flow cut short, whose client report
     lacks the receiver's side, from the server's (receiver only). FlowFailed if neither
-    has it."""
-    data = _load(client)
+    has it. An empty client report is one cut short: a client killed while it still
+    waited to tell its server it was interrupted writes nothing."""
+    killed = client.exists() and client.stat().st_size == 0
+    data = {} if killed else _load(client)
     path = client
     if not _has_receiver(data):
         served = _load(server) if server.exists() and server.stat().st_size else {}
         if not served.get("intervals"):
             sent = sum(i["sum"]["bytes"] for i in data.get("intervals") or [])
             error = served.get("error") or data.get("error", "no error")
-            raise FlowFailed(
-                f"{client}: no receiver's report (iperf3: {error}); its sender wrote {sent} bytes"
-            )
+            said = "its client's report is empty" if killed else f"its sender wrote {sent} bytes"
+            raise FlowFailed(f"{client}: no receiver's report (iperf3: {error}); {said}")
         data, path = served, server
     return FlowReport(
         parse_report(data, flow, str(path)),

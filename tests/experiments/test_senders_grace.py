@@ -1,5 +1,6 @@
 """After the window a point waits for its senders: a bulk flow still sending (its test
-started late) is cut short after BULK_GRACE_S, the other senders get SENDERS_GRACE_S."""
+started late) is cut short after BULK_GRACE_S, the other senders get SENDERS_GRACE_S;
+the manifest names the flows cut short."""
 
 import subprocess
 import sys
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from p4aqm.experiments import point as point_module
+from p4aqm.experiments.manifest import point_manifest
 from p4aqm.experiments.point import PointRun
 from p4aqm.experiments.spec import load_experiment
 
@@ -33,3 +35,8 @@ def test_a_late_bulk_flow_is_cut_short_while_other_senders_finish(
     assert run.senders["bulk0"].returncode == 0 and run.processes["bulk0-server"].returncode == 0
     assert run.senders["cbr0"].returncode == 0, "the CBR sender was waited for to its end"
     assert time.monotonic() - started < 10, "the bulk flow was given the senders' grace"
+    manifest = point_manifest(
+        point, REPO / "experiments" / "examples" / "smoke.yaml", 0, 1, "ok", None,
+        {"bulk_cut_short": run.bulk_cut_short},
+    )  # fmt: skip
+    assert manifest["bulk_cut_short"] == ["bulk0"] and manifest["tuned"] == {}

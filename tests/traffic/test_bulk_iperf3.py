@@ -125,3 +125,22 @@ def test_a_flow_cut_short_keeps_its_receivers_intervals(
     server_report.unlink()
     with pytest.raises(FlowFailed, match="its sender wrote [1-9][0-9]* bytes"):
         read_flow(client_report, server_report, flow=4)
+
+
+def test_an_empty_client_report_falls_back_to_the_server_s(tmp_path: Path) -> None:
+    """A client killed while it still told its server it was interrupted writes nothing
+    (seen in the Parris et al. rerun); its server's report holds what was received."""
+    client, server = tmp_path / "flow7.json", tmp_path / "flow7-server.json"
+    client.write_text("")
+    served = json.loads(SAMPLE.read_text())["server_output_json"]
+    server.write_text(json.dumps(served))
+    records, start_s, stream = read_flow(client, server, flow=7)
+    assert records["bytes"].iloc[0] == 1310720 and (records["flow"] == 7).all()
+    assert start_s == served["start"]["timestamp"]["timesecs"]
+    assert stream is not None and stream[1] == served["start"]["connected"][0]["local_port"]
+    server.write_text("")
+    with pytest.raises(FlowFailed, match="its client's report is empty"):
+        read_flow(client, server, flow=7)
+    client.unlink()
+    with pytest.raises(ValueError, match="flow7.json: cannot read the iperf3 report"):
+        read_flow(client, server, flow=7)
