@@ -51,6 +51,8 @@ TCP_COLUMNS = (
     "ca_state",
     "snd_cwnd_pkts",
     "srtt_us",
+    "bytes_acked",
+    "bytes_received",
 )
 
 

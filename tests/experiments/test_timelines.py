@@ -78,9 +78,11 @@ def traced(repetition: int) -> PointData:
     rows = [
         {"host": host, "src": "10.1.1.1", "sport": sport, "dst": "10.2.1.1", "dport": dport,
          "t_s": float(t), "snd_cwnd_pkts": 10 + repetition, "srtt_us": 80_000,
-         "bytes_acked": acked * (t + 1)}
+         "bytes_acked": acked * (t + 1), "bytes_received": received * (t + 1)}
         for t in range(3)
-        for host, sport, dport, acked in (("c1", 40000, 5201, 1000), ("s1", 5201, 40000, 0))
+        for host, sport, dport, acked, received in (
+            ("c1", 40000, 5201, 1000, 0), ("s1", 5201, 40000, 0, 1000)
+        )
     ]  # fmt: skip
     return PointData(
         data.point, pd.DataFrame(), pd.DataFrame(), [], [], data.bulk, pd.DataFrame(rows)
