@@ -73,6 +73,14 @@ class Instances:
         decl.args[:] = bound
         for param, arg in zip(pkg.params, decl.args, strict=True):
             value = arg.value
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.args:
+                # p4c specialises such a control into a copy under a new name, and which
+                # control-plane names its tables then take in P4Info is not documented.
+                raise CompileError(
+                    value.pos,
+                    f"constructor arguments of '{value.func.name}' given to {pkg.name} are "
+                    "not supported yet (only the parser's are)",
+                )
             if not (
                 isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and not value.args
             ):
