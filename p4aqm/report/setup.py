@@ -59,6 +59,7 @@ TOPOLOGY_LABELS = {
     "left_to_right_depth_pkts": "client -> server queue depth without an AQM (pkts)",
     "switch": "switch",
     "router_realtime_priority": "routers' scheduling priority (SCHED_FIFO)",
+    "routers_cpu": "CPU both routers are held to (auto: one, up to 40 Mbit/s at the bottleneck)",
     "bmv2_packet_bytes": "queue accounting unit (bytes)",
 }
 # The calibration file is where the users come from, not a setting of the traffic.

@@ -40,6 +40,7 @@ from p4aqm.controller.config import (
 )
 from p4aqm.controller.disciplines import AqmConfig, priority_queues
 from p4aqm.controller.router import Router
+from p4aqm.topology.cpu_placement import RoutersCpu, check_cpu, routers_cpu
 from p4aqm.topology.host_tcp import OFFLOADS, HostTcp, allow_congestion_controls, configure_host
 from p4aqm.topology.netem import netem_delay_command, require_netem
 from p4aqm.topology.p4switch import SIMPLE_SWITCH_GRPC, Bmv2Switch, P4AqmSwitch
@@ -94,6 +95,11 @@ class DumbbellSpec:
     # measured on 2 cores, a demo point's p99 departure lateness was 397-459 µs at
     # normal priority and 101-133 µs at priority 50. BMv2 has no such option.
     router_realtime_priority: int | None = 50
+    # The CPU both routers' processes are held to (taskset): "auto" puts them on one CPU up
+    # to 40 Mbit/s at the bottleneck, where each costs about a fifth less than apart
+    # (p4aqm/topology/cpu_placement.py); an int names the CPU; None leaves them to the
+    # scheduler.
+    routers_cpu: RoutersCpu = "auto"
     # BMv2 queue rates are in packets/s: bit/s are converted at this frame size.
     bmv2_packet_bytes: int = 1514
     # How the access delays were chosen, saved with them in the manifest.
@@ -141,6 +147,11 @@ class DumbbellSpec:
         priority = self.router_realtime_priority
         if priority is not None and not 1 <= priority <= 99:
             raise ValueError(f"router_realtime_priority: {priority} is not 1..99 (SCHED_FIFO)")
+        cpu = self.routers_cpu
+        if isinstance(cpu, int) and not isinstance(cpu, bool) and cpu >= 0:
+            check_cpu(cpu)
+        elif cpu not in (None, "auto"):
+            raise ValueError(f"routers_cpu: {cpu!r} is not a CPU number, auto or null")
         if self.bottleneck_delay_us < 0:
             raise ValueError(f"bottleneck_delay_us: {self.bottleneck_delay_us} is negative")
         if self.same_aqm_both_ways and self.left_to_right_aqm is not None:
@@ -291,6 +302,7 @@ class Dumbbell:
         self.plans = {plan.name: plan for plan in plan_hosts(self.spec)}
         self.net: Mininet | None = None
         self.routers: list[P4AqmSwitch] = []
+        self.routers_cpu: int | None = None  # the CPU they are held to, once built
         # The control of each side's router, open from start to stop.
         self.handles: dict[int, Router] = {}
         self.manifest: dict[str, Any] = {}
@@ -402,6 +414,7 @@ class Dumbbell:
         spec, record = self.spec, self.record
         assert record is not None
         net = self.net = Mininet(topo=None, build=False, controller=None)
+        self.routers_cpu = routers_cpu(spec.routers_cpu, spec.bottleneck_rate_bps)
         for side in (LEFT, RIGHT):
             name = f"{spec.name_prefix}r{side}"
             self.routers.append(
@@ -412,6 +425,7 @@ class Dumbbell:
                     log_path=self.run_dir / f"{name}.log",
                     realtime_priority=spec.router_realtime_priority,
                     priority_queues=priority_queues(spec.aqm_of(side)),
+                    cpu=self.routers_cpu,
                 )
             )
         for plan in self.plans.values():
@@ -452,6 +466,7 @@ class Dumbbell:
                 "grpc_addr": router.grpc_addr,
                 "device_id": router.device_id,
                 "pid": router.process.pid if router.process else None,
+                "cpu": self.routers_cpu,
                 "config": config.model_dump(mode="json"),
                 "applied": str(changes),
                 "interfaces": {p: i.name for p, i in sorted(router.intfs.items())},

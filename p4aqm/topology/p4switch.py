@@ -60,6 +60,7 @@ class P4AqmSwitch(Switch):
         startup_timeout_s: float = 20.0,
         realtime_priority: int | None = None,
         priority_queues: int = 1,
+        cpu: int | None = None,
         **params: Any,  # noqa: ANN401 (Mininet's node parameters)
     ) -> None:
         params["inNamespace"] = False  # its ports are the root namespace's veth ends
@@ -68,6 +69,8 @@ class P4AqmSwitch(Switch):
         self.realtime_priority = realtime_priority
         # Queues per egress port, picked by standard_metadata.priority (CBQ's classes).
         self.priority_queues = priority_queues
+        # The CPU its process and every thread it starts are held to (None: any).
+        self.cpu = cpu
         self.grpc_port = grpc_port
         self.grpc_addr: str | None = None
         self.log_path = log_path
@@ -107,8 +110,10 @@ class P4AqmSwitch(Switch):
         """Start the process; True once P4Runtime answers, False if it exited before it
         listened. Raises on a timeout or an exit after it listened."""
         listening = threading.Event()
+        # taskset before the exec, so that threads the switch starts inherit the CPU.
+        pinned = ["taskset", "--cpu-list", str(self.cpu)] if self.cpu is not None else []
         process = subprocess.Popen(
-            [*DIE_WITH_PARENT, *self.switch_args()],
+            [*DIE_WITH_PARENT, *pinned, *self.switch_args()],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,

@@ -16,6 +16,9 @@ Method:
   sender's thread, the hosts' stacks receiving what the router sent. Target: at most 3 % of a
   core. Beside it, the figure measured by this method with commit 5a3a15b's switch
   (BEFORE_CORE_SHARE), before the switch's one event loop.
+- placement: the routers are measured held to one CPU (DumbbellSpec's default,
+  routers_cpu "auto" at 10 Mbit/s) and, as the baseline in the same run, left to the
+  scheduler (routers_cpu None), PLACEMENT_RUNS times each, interleaved.
 - departure lateness: how late each router handed packets to their ports, past their
   scheduled departure or link landing, over the same window: two reads of
   `Router.emulation()` (gNMI /p4aqm/emulation/state) subtracted bucket by bucket, so
@@ -40,8 +43,10 @@ from pathlib import Path
 
 from p4aqm.controller import EmulationFidelity
 from p4aqm.topology import BOTTLENECK_PORT, LEFT, RIGHT, Dumbbell, DumbbellSpec
+from p4aqm.topology.cpu_placement import RoutersCpu
 
 BRINGUPS = 3
+PLACEMENT_RUNS = 2
 WARMUP_S = 10
 MEASURE_S = 20
 TICKS_PER_S = 100
@@ -168,11 +173,11 @@ def _start_monitors(net: Dumbbell, stack: ExitStack, out_dir: Path) -> None:
         stack.enter_context(recording)
 
 
-def router_cpu() -> tuple[list[RouterCpu], float, float]:
+def router_cpu(routers_cpu: RoutersCpu = "auto") -> tuple[list[RouterCpu], float, float]:
     """Each router's CPU, and the Mbit/s delivered client->server and server->client."""
     with (
         tempfile.TemporaryDirectory(prefix="p4aqm-bench-") as out_dir,
-        Dumbbell(DumbbellSpec()) as net,
+        Dumbbell(DumbbellSpec(routers_cpu=routers_cpu)) as net,
         ExitStack() as monitors,
     ):
         _start_monitors(net, monitors, Path(out_dir))
@@ -200,13 +205,17 @@ def report(per_packet_s: float) -> list[str]:
         f"  bring-up of the default dumbbell: median {statistics.median(times):.2f} s"
         f" (of {', '.join(f'{t:.2f}' for t in times)}; target under 15 s)"
     ]
-    routers, forward_mbps, reverse_mbps = router_cpu()
-    lines.append(
-        f"  9 cubic flows each way for {MEASURE_S} s after {WARMUP_S} s:"
-        f" {forward_mbps:.2f} Mbit/s client->server, {reverse_mbps:.2f} server->client"
-    )
-    for router in routers:
-        lines += _router_lines(router, per_packet_s)
+    placements = {"auto": "both routers on one CPU", None: "baseline: the scheduler's placement"}
+    for run in range(PLACEMENT_RUNS):
+        for choice, what in placements.items():
+            routers, forward_mbps, reverse_mbps = router_cpu(choice)
+            lines.append(
+                f"  routers_cpu {choice} ({what}), run {run + 1}: 9 cubic flows each way for"
+                f" {MEASURE_S} s after {WARMUP_S} s: {forward_mbps:.2f} Mbit/s client->server,"
+                f" {reverse_mbps:.2f} server->client"
+            )
+            for router in routers:
+                lines += _router_lines(router, per_packet_s)
     return lines
 
 

@@ -178,3 +178,18 @@ def test_rto_min_on_the_routes_sets_the_least_timeout(dumbbell: Dumbbell) -> Non
     assert dumbbell.manifest["hosts"]["c3"]["rto_min_ms"] is None
     assert sender_rto_ms(dumbbell, "s3", "c3", 5301) >= 1200
     assert sender_rto_ms(dumbbell, "c3", "s3", 5302) < 1000
+
+
+def test_both_routers_and_all_their_threads_are_held_to_one_cpu(dumbbell: Dumbbell) -> None:
+    """routers_cpu "auto" at 10 Mbit/s: one CPU for both routers, every thread of theirs
+    (the event loop is started after the exec), and the manifest says which."""
+    cpus = {r["cpu"] for r in dumbbell.manifest["routers"].values()}
+    if len(os.sched_getaffinity(0)) < 2:
+        assert cpus == {None}
+        return
+    (cpu,) = cpus
+    assert cpu in os.sched_getaffinity(0)
+    for router in dumbbell.manifest["routers"].values():
+        tasks = list(Path(f"/proc/{router['pid']}/task").iterdir())
+        assert any((t / "comm").read_text().strip() == "p4dp-loop" for t in tasks)
+        assert {frozenset(os.sched_getaffinity(int(t.name))) for t in tasks} == {frozenset({cpu})}
