@@ -85,6 +85,10 @@ CASES: dict[str, tuple[str, str]] = {
         entries("ternary", "@@1 .. 3 : set(1);"),
         "a key matched by 'ternary' cannot take a range",
     ),
+    "entry_range_on_optional": (
+        entries("optional", "@@1 .. 3 : set(1);"),
+        "a key matched by 'optional' cannot take a range",
+    ),
     "entry_mask_on_range": (
         entries("range", "@@1 &&& 3 : set(1);"),
         "a key matched by 'range' cannot take a mask",

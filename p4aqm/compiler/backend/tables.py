@@ -148,7 +148,7 @@ class TableLowering:
         if isinstance(entries, ast.EntriesProperty):
             ranks = _entry_ranks(entries.entries, decl)
             table["entries"] = [
-                self.entry(e, rank, keys, decl, by_decl)
+                self.entry(e, rank, decl, by_decl)
                 for e, rank in zip(entries.entries, ranks, strict=True)
             ]
         self.pipeline_tables.append(table)
@@ -267,7 +267,6 @@ class TableLowering:
         self,
         entry: ast.Entry,
         rank: int,
-        keys: list[Json],
         decl: ast.TableDeclaration,
         bound: dict[int, list[ast.Expression]],
     ) -> Json:
@@ -279,8 +278,8 @@ class TableLowering:
         key_prop = decl.property("key")
         assert isinstance(key_prop, ast.KeyProperty)
         match_key = []
-        for item, key, el in zip(items, keys, key_prop.elements, strict=True):
-            match_key.append(self.entry_key(item, key["match_type"], t.width_of(el.expr.type)))
+        for item, el in zip(items, key_prop.elements, strict=True):
+            match_key.append(self.entry_key(item, el.match_kind, t.width_of(el.expr.type)))
         call = entry.action
         assert isinstance(call, ast.Call)
         action = referenced(call.func)
@@ -299,14 +298,16 @@ class TableLowering:
         }
 
     @staticmethod
-    def entry_key(item: ast.Expression, kind: str, width: int) -> Json:
+    def entry_key(item: ast.Expression, match_kind: str, width: int) -> Json:
         full = (1 << width) - 1
         wildcard = isinstance(item, ast.DontCare | ast.Default)
-        # As p4c's back end, a keyset of another match kind's form is refused.
-        if isinstance(item, ast.Range) and kind != "range":
-            raise CompileError(item.pos, f"a key matched by '{kind}' cannot take a range")
-        if isinstance(item, ast.Mask) and kind == "range":
+        # As p4c's back end, a keyset of another match kind's form is refused; the error
+        # names the kind as written, BMv2's is the one emitted.
+        if isinstance(item, ast.Range) and match_kind != "range":
+            raise CompileError(item.pos, f"a key matched by '{match_kind}' cannot take a range")
+        if isinstance(item, ast.Mask) and match_kind == "range":
             raise CompileError(item.pos, "a key matched by 'range' cannot take a mask")
+        kind = "ternary" if match_kind == "optional" else match_kind
         if kind == "range":
             if wildcard:
                 return {"match_type": kind, "start": hexstr(0, width), "end": hexstr(full, width)}
