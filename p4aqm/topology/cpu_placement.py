@@ -4,11 +4,11 @@ Each packet one router sends across the bottleneck wakes the other router's even
 On different CPUs that wake-up is an inter-processor interrupt, which in a virtual
 machine costs an exit to the hypervisor; on one CPU it is a local wake-up. Measured on
 the lab's 2-core VM (2026-11-29, scripts/bench/dumbbell_cpu.py's load: 9 cubic flows each
-way at 10 Mbit/s, 3 runs per placement, nothing else running): each router used 9.2-10.4 %
-of a core with both on one CPU, 11.5-12.7 % where the scheduler put them, and 11.3-12.6 %
-on different CPUs; p99 departure lateness 63-78 µs, 58-71 µs and 53-69 µs. At 100 Mbit/s
-the demo point's two routers took 1.02 cores together, more than one CPU holds, so "auto"
-shares a CPU only up to SHARE_UP_TO_BPS at the bottleneck.
+way at 10 Mbit/s, 3 runs per placement, 2 on different CPUs, nothing else running): each
+router used 8.9-10.4 % of a core with both on one CPU, 11.5-12.7 % where the scheduler put
+them, and 11.3-12.6 % on different CPUs; p99 departure lateness 63-78 µs, 58-71 µs and
+53-69 µs. At 100 Mbit/s the demo point's two routers took 1.02 cores together, more than
+one CPU holds, so "auto" shares a CPU only up to SHARE_UP_TO_BPS at the bottleneck.
 """
 
 import contextlib
