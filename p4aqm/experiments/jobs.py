@@ -11,9 +11,13 @@ from the kernel if this process dies, and `p4aqm clean` removes their sandboxes.
 
 `--jobs auto` starts points while, by the CPU the running points measurably use (a
 point not yet settled counted at the most a finished point of the run used), one more
-fits in AUTO_CPU_SHARE of the machine's cores and the machine is less busy than that;
-a point that ends outside its fidelity bounds (p4aqm/experiments/fidelity.py) lowers the
-number that may run at once for the rest of the run.
+fits in AUTO_CPU_SHARE of the machine's cores and the machine is less busy than that.
+A point that ends outside its fidelity bounds (p4aqm/experiments/fidelity.py) with others
+beside it lowers the number that may run at once (the cap); after RECOVER_AFTER_POINTS
+points in a row end within their bounds at the cap, it is raised by one again, and each
+raise that a point outside its bounds then takes back doubles that count. One outside its
+bounds alone lowers nothing (the machine, not the points beside it, was at fault: this
+VM's host slows it in spells), but a raise waits for a new series of points within bounds.
 """
 
 import json
@@ -46,6 +50,10 @@ AUTO_CPU_SHARE = 0.75
 BRING_UP_S = 10.0
 ESTIMATE_WINDOW_S = 5.0
 POLL_S = 0.5
+# Points in a row within their bounds at the cap before it is raised by one: Christiansen
+# et al.'s quick run of 2026-11-30 had a point alone outside its bounds in a spell of the
+# host's, and a cap lowered for good then ran its 120 remaining points one at a time.
+RECOVER_AFTER_POINTS = 10
 CHILD_STOP_S = 30.0  # after SIGTERM, a child tears its topology down within this
 
 
@@ -105,7 +113,10 @@ class AutoJobs:
 
     def __init__(self, cores: int) -> None:
         self.cores = cores
-        self.cap: int | None = None  # lowered for good by a point outside its bounds
+        self.cap: int | None = None  # lowered by a point outside its bounds, see above
+        self.recover_after = RECOVER_AFTER_POINTS
+        self.within_in_a_row = 0  # points ended within their bounds at the cap
+        self.raised = False  # the cap was last raised, not lowered
         self.busy = MachineBusy()
         self.last_busy = 0.0
         # The most CPU a finished point of this run used over its window: the cost of a
@@ -132,7 +143,20 @@ class AutoJobs:
         if cores is not None:
             self.finished_cores = max(cores, self.finished_cores or 0.0)
         if outside_bounds:
-            self.cap = max(1, min(self.cap or running_then, running_then - 1))
+            self.within_in_a_row = 0
+            if running_then > 1:
+                if self.raised:
+                    self.recover_after *= 2
+                self.cap = max(1, min(self.cap or running_then, running_then - 1))
+                self.raised = False
+            return
+        if self.cap is None or running_then < self.cap:
+            return
+        self.within_in_a_row += 1
+        if self.within_in_a_row >= self.recover_after:
+            self.cap += 1
+            self.within_in_a_row = 0
+            self.raised = True
 
     def tick(self) -> None:
         self.last_busy = self.busy.share()

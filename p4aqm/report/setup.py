@@ -60,6 +60,7 @@ TOPOLOGY_LABELS = {
     "switch": "switch",
     "router_realtime_priority": "routers' scheduling priority (SCHED_FIFO)",
     "routers_cpu": "CPU both routers are held to (auto: one, up to 40 Mbit/s at the bottleneck)",
+    "cpu_latency_us": "longest wake-up of an idle CPU while a point runs (µs; 0: idle CPUs poll)",
     "bmv2_packet_bytes": "queue accounting unit (bytes)",
 }
 # The calibration file is where the users come from, not a setting of the traffic.

@@ -152,15 +152,46 @@ def test_an_unsettled_point_counts_at_the_most_a_finished_one_used() -> None:
     assert not auto.allows([FakeChild(None), FakeChild(0.8)]), "a settled point's own cost"
 
 
-def test_a_point_outside_its_bounds_lowers_the_cap_for_good() -> None:
+def test_a_point_outside_its_bounds_with_others_lowers_the_cap() -> None:
     auto = jobs.AutoJobs(cores=2)
     auto.point_ended([], running_then=4)
     assert auto.cap is None
     auto.point_ended(["r2: p99 departure lateness 80 µs > 60 µs"], running_then=4)
     assert auto.cap == 3
     assert not auto.allows([FakeChild(0.1)] * 3)
-    auto.point_ended(["machine 99% busy"], running_then=1)
+    auto.point_ended(["machine 99% busy"], running_then=2)
     assert auto.cap == 1
+
+
+def test_one_outside_its_bounds_alone_lowers_nothing_but_delays_a_raise() -> None:
+    auto = jobs.AutoJobs(cores=2)
+    auto.point_ended(["r1: p99 departure lateness 660 µs > 303 µs"], running_then=1)
+    assert auto.cap is None, "nothing ran beside it: the machine was at fault"
+    auto.point_ended(["r1: lateness"], running_then=2)
+    for _ in range(jobs.RECOVER_AFTER_POINTS - 1):
+        auto.point_ended([], running_then=1)
+    auto.point_ended(["r1: lateness"], running_then=1)
+    auto.point_ended([], running_then=1)
+    assert auto.cap == 1, "the series within bounds starts again after one outside them"
+
+
+def test_the_cap_rises_after_points_within_bounds_and_waits_longer_after_a_failed_raise() -> None:
+    auto = jobs.AutoJobs(cores=2)
+    auto.point_ended(["r1: lateness"], running_then=3)
+    assert auto.cap == 2
+    auto.point_ended([], running_then=1)  # below the cap (the run's last points): no test
+    for _ in range(jobs.RECOVER_AFTER_POINTS - 1):
+        auto.point_ended([], running_then=2)
+    assert auto.cap == 2
+    auto.point_ended([], running_then=2)
+    assert auto.cap == 3, "ten in a row within bounds at the cap: one more is tried"
+    auto.point_ended(["r1: lateness"], running_then=3)
+    assert auto.cap == 2, "the raise is taken back"
+    for _ in range(2 * jobs.RECOVER_AFTER_POINTS - 1):
+        auto.point_ended([], running_then=2)
+    assert auto.cap == 2, "after a failed raise, twice as many are needed"
+    auto.point_ended([], running_then=2)
+    assert auto.cap == 3
 
 
 def test_a_child_s_cost_is_taken_once_its_measurement_runs(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -225,13 +256,15 @@ def test_a_finished_point_outside_its_bounds_is_said_with_its_reasons(tmp_path: 
     process = subprocess.Popen(["true"])
     process.wait()
     child = jobs.Child(point, 1, FakeSandbox(), process, tmp_path / "x.log", started_ns)  # type: ignore[arg-type]
+    beside = jobs.Child(point, 2, FakeSandbox(), process, tmp_path / "y.log", started_ns)  # type: ignore[arg-type]
     console = Console(record=True, width=300)
-    run = jobs.ConcurrentRun(smoke, tmp_path, None, 2, console, [child])
+    run = jobs.ConcurrentRun(smoke, tmp_path, None, 2, console, [child, beside])
     auto = jobs.AutoJobs(cores=2)
     run._finish(child, auto)
     said = console.export_text()
     assert f"{point.name}: ok [outside fidelity bounds: machine 99.0% busy" in said, said
-    assert auto.cap == 1 and run.done == 1 and run.failed == 0
+    assert auto.cap == 1 and run.done == 1 and run.failed == 0, "it ran with one beside it"
+    assert run.children == [beside]
     assert auto.finished_cores == CPU_OK["point_cpu_cores"], "its cost, for the next points"
 
 

@@ -22,6 +22,7 @@ if shutil.which("iperf3") is None:
 from tcp_probes import REQUESTER, RESPONDER, python_command  # noqa: E402
 
 from p4aqm.topology import Dumbbell, DumbbellSpec, HostTcp  # noqa: E402
+from p4aqm.topology.cpu_latency import current_limit_us  # noqa: E402
 
 BOTTLENECK_BPS = 10_000_000
 # The most TCP can carry: 1448 payload bytes (MSS 1460 less 12 of timestamps) per
@@ -193,3 +194,9 @@ def test_both_routers_and_all_their_threads_are_held_to_one_cpu(dumbbell: Dumbbe
         tasks = list(Path(f"/proc/{router['pid']}/task").iterdir())
         assert any((t / "comm").read_text().strip() == "p4dp-loop" for t in tasks)
         assert {frozenset(os.sched_getaffinity(int(t.name))) for t in tasks} == {frozenset({cpu})}
+
+
+def test_idle_cpus_poll_while_the_dumbbell_runs(dumbbell: Dumbbell) -> None:
+    """cpu_latency_us 0 (the default) is in force from start to stop."""
+    assert dumbbell.spec.cpu_latency_us == 0
+    assert current_limit_us() == 0
