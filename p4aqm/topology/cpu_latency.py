@@ -9,10 +9,10 @@ polling state instead (tuned's latency profiles hold it the same way). The limit
 when the file is closed, by `release()` or by the kernel when the process dies, so a
 killed point leaves nothing behind. Idle time spent polling still counts as idle.
 
-Measured on 2026-11-30 (Christiansen et al.'s quick point at 50 % load, 5 lone points and
-4 run two at once with the limit and as many without, interleaved, nothing else running):
-routers' p50 departure lateness 15-18 µs against 19-28 µs, p99 52-86 µs against 66-103
-µs, and both routers' CPU 0.069-0.103 cores against 0.082-0.114.
+Measured on 2026-11-30 (Christiansen et al.'s quick point at 50 % load, 9 points with the
+limit and 9 without, interleaved: 5 alone and 4 two at once each, nothing else running):
+routers' p50 departure lateness 15-18 µs against 19-28 µs, p99 52-86 µs against 68-103
+µs, and both routers' CPU 0.086 cores on average against 0.097.
 """
 
 import os

@@ -16,9 +16,11 @@ Method:
   sender's thread, the hosts' stacks receiving what the router sent. Target: at most 3 % of a
   core. Beside it, the figure measured by this method with commit 5a3a15b's switch
   (BEFORE_CORE_SHARE), before the switch's one event loop.
-- placement: the routers are measured held to one CPU (DumbbellSpec's default,
-  routers_cpu "auto" at 10 Mbit/s) and, as the baseline in the same run, left to the
-  scheduler (routers_cpu None), PLACEMENT_RUNS times each, interleaved.
+- placement and idle CPUs: the routers are measured with DumbbellSpec's defaults (held
+  to one CPU, routers_cpu "auto" at 10 Mbit/s; idle CPUs polling, cpu_latency_us 0), on
+  one CPU with idle CPUs halting (cpu_latency_us None), and, as the baseline in the same
+  run, left to the scheduler with idle CPUs halting (routers_cpu None), PLACEMENT_RUNS
+  times each, interleaved.
 - departure lateness: how late each router handed packets to their ports, past their
   scheduled departure or link landing, over the same window: two reads of
   `Router.emulation()` (gNMI /p4aqm/emulation/state) subtracted bucket by bucket, so
@@ -173,11 +175,14 @@ def _start_monitors(net: Dumbbell, stack: ExitStack, out_dir: Path) -> None:
         stack.enter_context(recording)
 
 
-def router_cpu(routers_cpu: RoutersCpu = "auto") -> tuple[list[RouterCpu], float, float]:
+def router_cpu(
+    routers_cpu: RoutersCpu = "auto", cpu_latency_us: int | None = 0
+) -> tuple[list[RouterCpu], float, float]:
     """Each router's CPU, and the Mbit/s delivered client->server and server->client."""
+    spec = DumbbellSpec(routers_cpu=routers_cpu, cpu_latency_us=cpu_latency_us)
     with (
         tempfile.TemporaryDirectory(prefix="p4aqm-bench-") as out_dir,
-        Dumbbell(DumbbellSpec(routers_cpu=routers_cpu)) as net,
+        Dumbbell(spec) as net,
         ExitStack() as monitors,
     ):
         _start_monitors(net, monitors, Path(out_dir))
@@ -205,12 +210,17 @@ def report(per_packet_s: float) -> list[str]:
         f"  bring-up of the default dumbbell: median {statistics.median(times):.2f} s"
         f" (of {', '.join(f'{t:.2f}' for t in times)}; target under 15 s)"
     ]
-    placements = {"auto": "both routers on one CPU", None: "baseline: the scheduler's placement"}
+    setups: dict[tuple[RoutersCpu, int | None], str] = {
+        ("auto", 0): "both routers on one CPU, idle CPUs polling: the defaults",
+        ("auto", None): "both routers on one CPU, idle CPUs halting",
+        (None, None): "baseline: the scheduler's placement, idle CPUs halting",
+    }
     for run in range(PLACEMENT_RUNS):
-        for choice, what in placements.items():
-            routers, forward_mbps, reverse_mbps = router_cpu(choice)
+        for (choice, latency_us), what in setups.items():
+            routers, forward_mbps, reverse_mbps = router_cpu(choice, latency_us)
             lines.append(
-                f"  routers_cpu {choice} ({what}), run {run + 1}: 9 cubic flows each way for"
+                f"  routers_cpu {choice}, cpu_latency_us {latency_us} ({what}),"
+                f" run {run + 1}: 9 cubic flows each way for"
                 f" {MEASURE_S} s after {WARMUP_S} s: {forward_mbps:.2f} Mbit/s client->server,"
                 f" {reverse_mbps:.2f} server->client"
             )
