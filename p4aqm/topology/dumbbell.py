@@ -102,9 +102,9 @@ class DumbbellSpec:
     # scheduler.
     routers_cpu: RoutersCpu = "auto"
     # The longest an idle CPU may take to wake while the dumbbell runs (µs, Linux's CPU
-    # latency QoS): 0 keeps idle CPUs polling rather than halting, which cut the routers'
-    # p99 departure lateness by about a fifth on the lab's VM
-    # (p4aqm/topology/cpu_latency.py); None leaves the machine's idle states alone.
+    # latency QoS): 0 keeps idle CPUs polling rather than halting, which lowered the
+    # routers' lateness and CPU on the lab's VM (figures in p4aqm/topology/cpu_latency.py);
+    # None leaves the machine's idle states alone.
     cpu_latency_us: int | None = 0
     # BMv2 queue rates are in packets/s: bit/s are converted at this frame size.
     bmv2_packet_bytes: int = 1514
