@@ -36,6 +36,7 @@ from p4aqm.experiments.fidelity import read_fidelity
 from p4aqm.experiments.manifest import point_manifest
 from p4aqm.experiments.spec import Point
 from p4aqm.topology.cgroup import CgroupError
+from p4aqm.topology.host_tcp import allow_congestion_controls
 from p4aqm.topology.sandbox import Sandbox
 
 # --jobs auto keeps the points' measured CPU, and the machine's busy share, under this
@@ -230,6 +231,10 @@ class ConcurrentRun:
         """0 if every point is ok, 1 if one failed, 2 if a sandbox cannot be made, 130
         if interrupted."""
         auto = AutoJobs(cpu_count()) if self.jobs is None else None
+        # Here, in the root network namespace: a point's sandbox can only read the list.
+        allow_congestion_controls(
+            sorted({cc for p in todo for cc in p.topology.congestion_controls()})
+        )
         waiting = list(todo)
         free_slots = list(range(len(todo), 0, -1))
         try:

@@ -191,6 +191,11 @@ class DumbbellSpec:
                 raise ValueError(f"host_tcp_by_name: no host {name!r} (hosts: {sorted(hosts)})")
             tcp.check(f"host_tcp_by_name[{name}]")
 
+    def congestion_controls(self) -> list[str]:
+        """Every congestion control the hosts ask for, each once."""
+        tcps = [self.host_tcp, *self.host_tcp_by_name.values()]
+        return sorted({tcp.congestion_control for tcp in tcps})
+
     def aqm_of(self, side: int) -> AqmConfig | None:
         """The AQM of the bottleneck queue of the router on `side` (its direction's)."""
         if side == LEFT and not self.same_aqm_both_ways:

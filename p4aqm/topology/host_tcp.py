@@ -74,7 +74,17 @@ def allow_congestion_controls(wanted: list[str]) -> str:
     allowed = _ALLOWED.read_text().split()
     missing = [cc for cc in (*BASE_CONGESTION_CONTROLS, *wanted) if cc not in allowed]
     if missing:
-        _ALLOWED.write_text(" ".join(allowed + sorted(set(missing), key=missing.index)))
+        wanted_list = " ".join(allowed + sorted(set(missing), key=missing.index))
+        try:
+            _ALLOWED.write_text(wanted_list)
+        except PermissionError:
+            # The list is the root namespace's; a network namespace can only read it.
+            raise ValueError(
+                f"congestion control {', '.join(missing)}: not in"
+                f" net.ipv4.tcp_allowed_congestion_control ({' '.join(allowed)}), which only"
+                " the root network namespace can change; run there:"
+                f" sysctl -w net.ipv4.tcp_allowed_congestion_control='{wanted_list}'"
+            ) from None
     return _ALLOWED.read_text().strip()
 
 
