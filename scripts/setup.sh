@@ -16,7 +16,8 @@ die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 # ethtool: turning off veth offloads for traffic through a user-space switch;
 # netsniff-ng: trafgen, the packet generator of `make bench`; iputils-ping: host tests;
 # mininet: mnexec and its tools for p4aqm/topology/ (the venv gets the library from PyPI);
-# iperf3: bulk TCP flows and the dumbbell's throughput tests; irtt: RTT probes;
+# iperf3: the dumbbell's TCP tests, the tuning tests' unmodified application and the
+# bench's flows; irtt: RTT probes;
 # chromium: the test that opens `p4aqm report`'s HTML headless; slurm-wlm and munge:
 # the single-node cluster the Slurm backend's test starts; util-linux: setpriv, which
 # ties each switch's life to the process that started it; clang, libbpf-dev and bpftool:

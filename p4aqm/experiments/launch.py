@@ -13,11 +13,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from p4aqm.experiments.spec import TcpTrace, UdpFlow
+from p4aqm.experiments.spec import BulkTraffic, TcpTrace, UdpFlow
 from p4aqm.topology import Dumbbell
-from p4aqm.traffic import bulk
 from p4aqm.traffic.web.browsing import WebParams
 
 WEB_PORT = 8080
@@ -149,13 +148,27 @@ def udp_sender_command(
     )  # fmt: skip
 
 
-def bulk_flow(
-    k: int, server_address: str, duration_s: int, congestion_control: str | None, reverse: bool
-) -> bulk.BulkFlow:
-    return bulk.BulkFlow(
-        flow=k, server_address=server_address, port=BULK_PORT + k, duration_s=duration_s,
-        congestion_control=congestion_control, reverse=reverse,
+def bulk_end_command(
+    role: Literal["listen", "connect"],
+    flows: BulkTraffic,
+    server_address: str,
+    first_flow: int,
+    epoch_ns: int,
+    duration_s: float,
+    records: Path,
+) -> list[str]:
+    """One end of a group of bulk flows (p4aqm/traffic/bulk.py): the server host listens,
+    the client host connects, and the client sends unless the flows are `reverse`."""
+    sends = (role == "connect") != flows.reverse
+    command = python_module(
+        "p4aqm.traffic.bulk", role, "--address", server_address, "--port", BULK_PORT,
+        "--first-flow", first_flow, "--flows", flows.flows,
+        "--send" if sends else "--receive", "--epoch-ns", epoch_ns,
+        "--duration-s", duration_s, "--records", records,
     )  # fmt: skip
+    if flows.congestion_control is not None:
+        command += ["--congestion-control", flows.congestion_control]
+    return command
 
 
 def run_web_users(

@@ -33,7 +33,6 @@ def versions() -> dict[str, str]:
         "python": platform.python_version(),
         "kernel": platform.release(),
         "mininet": version("mininet"),
-        "iperf3": _run("iperf3", "--version"),
         "finsy": version("finsy"),
     }
 
@@ -82,8 +81,7 @@ def point_manifest(
         "epoch_ns": outcome.get("epoch_ns"),
         "seeds": outcome.get("seeds"),
         "fidelity": outcome.get("fidelity"),
-        # Bulk flows interrupted after the window's grace, and per tuning rule what it did.
-        "bulk_cut_short": outcome.get("bulk_cut_short", []),
+        # Per tuning rule, what it did.
         "tuned": outcome.get("tuned", {}),
         "started_ns": started_ns,
         "ended_ns": ended_ns,

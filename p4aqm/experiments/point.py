@@ -8,7 +8,8 @@ Files of a point (experiments/README.md):
     udp/FLOW.parquet     per-packet records of each CBR flow and blast, FLOW.json its
                          sender's summary
     tcp/HOST.parquet     per-flow TCP state over time of each traced host (tcp_trace)
-    bulk/FLOW.json       iperf3's report of each bulk flow
+    bulk/flowsI-END.parquet  per interval and flow, what the bulk flows of group I moved,
+                         from each END (sender, receiver; traffic.bulk)
     throughput.csv       per second and direction: bottleneck bytes, bit/s, utilisation
     drops.json           the bottleneck ports' counters and queue, from the switches
     fidelity.json        how faithful the emulation was (p4aqm/experiments/fidelity.py)
@@ -21,7 +22,6 @@ the bottleneck over the same session every second.
 import csv
 import dataclasses
 import json
-import signal
 import subprocess
 import time
 from collections.abc import Callable
@@ -32,12 +32,11 @@ from p4aqm.controller.emulation import EmulationFidelity
 from p4aqm.controller.recording import MonitorRecording
 from p4aqm.experiments import launch
 from p4aqm.experiments.fidelity import CpuSample, Fidelity, cpu_figures, page_start_figures
-from p4aqm.experiments.spec import Point
+from p4aqm.experiments.spec import BulkTraffic, Point
 from p4aqm.schema import Column, LeafName, field_name
 from p4aqm.topology import Dumbbell
 from p4aqm.topology.cgroup import Cgroup
 from p4aqm.topology.dumbbell import BOTTLENECK_PORT, LEFT, RIGHT
-from p4aqm.traffic import bulk
 from p4aqm.tuning.bpf import Tuner, TuningError
 
 START_DELAY_S = 1.0  # between starting the receivers and the senders' epoch
@@ -46,11 +45,6 @@ ROUTER_NAMES = {LEFT: "r1", RIGHT: "r2"}
 # After the window, the senders get this long to end their tests and write their
 # reports; an error after it.
 SENDERS_GRACE_S = 60.0
-# A bulk flow whose test started late (its handshake waiting out retransmission timeouts)
-# sends past the window; its seconds there are not measured, so it is cut short (its
-# intervals so far kept) after this, rather than keep the point running up to a minute:
-# the Parris et al. points of 2026-11-29 ran 60 s past their 180 s window for them.
-BULK_GRACE_S = 10.0
 
 Progress = Callable[[dict[str, float]], None]
 
@@ -67,8 +61,6 @@ class PointRun:
         self.processes: dict[str, subprocess.Popen] = {}
         self.senders: dict[str, subprocess.Popen] = {}
         self.recordings: dict[str, MonitorRecording] = {}
-        self._bulk_hosts: list[tuple[str, str]] = []  # (client, server) of each bulk flow
-        self.bulk_cut_short: list[str] = []  # bulk flows interrupted after the grace
         self.tuner: Tuner | None = None
         # Per tuning rule: connections tuned, options refused, the congestion control built
         # for its wadai and wadmd.
@@ -88,9 +80,11 @@ class PointRun:
                 self._start_tuning()
                 self._start_monitors(net)
                 self._start_tracers(net)
-                self._start_receivers(net)
-                time.sleep(START_DELAY_S)
-                epoch_ns = time.time_ns()
+                # The epoch is set before the receivers start: the bulk flows' listening
+                # ends count their intervals from it.
+                epoch_ns = time.time_ns() + int(START_DELAY_S * 1e9)
+                self._start_receivers(net, epoch_ns)
+                time.sleep(max(0.0, (epoch_ns - time.time_ns()) / 1e9))
                 routers = [r.process.pid for r in net.routers if r.process is not None]
                 cpu_start = CpuSample.now(self.cgroup, routers)
                 emulation_start = {side: net.router(side).emulation() for side in ROUTER_NAMES}
@@ -118,7 +112,6 @@ class PointRun:
             "started_ns": started_ns,
             "window": window,
             "web_users": self.point.web_users,
-            "bulk_cut_short": self.bulk_cut_short,
             "tuned": self.tuned,
             "topology": topology_manifest,
             "fidelity": {"outside_bounds": fidelity.outside_bounds()},
@@ -211,7 +204,7 @@ class PointRun:
             command = launch.tcp_trace_command(trace, self.out / "tcp" / f"{host}.parquet")
             self.processes[f"tcp-trace-{host}"] = net.host(host).popen(command)
 
-    def _start_receivers(self, net: Dumbbell) -> None:
+    def _start_receivers(self, net: Dumbbell, epoch_ns: int) -> None:
         traffic = self.point.experiment.traffic
         if traffic.web is not None:
             hosts = [h for _, s in launch.web_sides(net, traffic.web.two_way) for h in s]
@@ -224,23 +217,23 @@ class PointRun:
                     f"{net.ip(flow.server)}:{base + i}", self.out / "udp" / f"{kind}{i}.parquet"
                 )
                 self.processes[f"{kind}{i}-recv"] = net.host(flow.server).popen(command)
-        for k, flow in enumerate(self._bulk_flows(net)):
+        for i, first_flow, flows in self._bulk_groups():
             (self.out / "bulk").mkdir(exist_ok=True)
-            report = self.out / "bulk" / f"flow{k}-server.json"
-            server = net.host(self._bulk_hosts[k][1])
-            self.processes[f"bulk{k}-server"] = server.popen(bulk.server_command(flow, report))
+            role = "sender" if flows.reverse else "receiver"
+            command = launch.bulk_end_command(
+                "listen", flows, net.ip(flows.server), first_flow, epoch_ns, self.total_s,
+                self.out / "bulk" / f"flows{i}-{role}.parquet",
+            )  # fmt: skip
+            self.processes[f"bulk{i}-listen"] = net.host(flows.server).popen(command)
 
-    def _bulk_flows(self, net: Dumbbell) -> list[bulk.BulkFlow]:
-        flows, self._bulk_hosts = [], []
-        duration_s = int(self.total_s + 0.999)
-        for spec in self.point.experiment.traffic.bulk:
-            for _ in range(spec.flows):
-                flows.append(
-                    launch.bulk_flow(len(flows), net.ip(spec.server), duration_s,
-                                     spec.congestion_control, spec.reverse)
-                )  # fmt: skip
-                self._bulk_hosts.append((spec.client, spec.server))
-        return flows
+    def _bulk_groups(self) -> list[tuple[int, int, BulkTraffic]]:
+        """Each group of bulk flows with the number of its first flow: flow k of the point
+        uses port launch.BULK_PORT + k."""
+        groups, first_flow = [], 0
+        for i, flows in enumerate(self.point.experiment.traffic.bulk):
+            groups.append((i, first_flow, flows))
+            first_flow += flows.flows
+        return groups
 
     def _start_senders(self, net: Dumbbell, epoch_ns: int) -> None:
         experiment = self.point.experiment
@@ -267,12 +260,15 @@ class PointRun:
                 self.senders[f"{kind}{i}-send"] = net.host(flow.client).popen(
                     command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
                 )
-        for k, flow in enumerate(self._bulk_flows(net)):
-            report = self.out / "bulk" / f"flow{k}.json"
-            self.senders[f"bulk{k}"] = net.host(self._bulk_hosts[k][0]).popen(
-                bulk.client_command(flow, report), stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, text=True,
+        for i, first_flow, flows in self._bulk_groups():
+            role = "receiver" if flows.reverse else "sender"
+            command = launch.bulk_end_command(
+                "connect", flows, net.ip(flows.server), first_flow, epoch_ns, self.total_s,
+                self.out / "bulk" / f"flows{i}-{role}.parquet",
             )  # fmt: skip
+            self.senders[f"bulk{i}"] = net.host(flows.client).popen(
+                command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            )
 
     def _measure(self, net: Dumbbell, epoch_ns: int, progress: Progress) -> dict[str, int]:
         """Per second until the end: the bottleneck's bytes each way into throughput.csv,
@@ -326,11 +322,9 @@ class PointRun:
 
     def _wait_senders(self, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
-        bulk_deadline = time.monotonic() + min(timeout_s, BULK_GRACE_S)
         failures = []
         for name, process in self.senders.items():
-            ends = bulk_deadline if name.startswith("bulk") else deadline
-            left_s = max(0.1, ends - time.monotonic())
+            left_s = max(0.1, deadline - time.monotonic())
             try:
                 if name.startswith("web-client-"):
                     host = name.removeprefix("web-client-")
@@ -340,9 +334,6 @@ class PointRun:
                     continue
                 out, err = process.communicate(timeout=left_s)
             except subprocess.TimeoutExpired:
-                if name.startswith("bulk"):
-                    self._cut_short(name, process)
-                    continue
                 failures.append(f"{name}: still running {timeout_s:.0f} s after the end")
                 continue
             except RuntimeError as exc:
@@ -354,23 +345,6 @@ class PointRun:
                 )
         if failures:
             raise RuntimeError("; ".join(failures))
-
-    def _cut_short(self, name: str, process: subprocess.Popen) -> None:
-        """Interrupt a bulk flow still ending its test after the grace: with hundreds of
-        flows on a congested link, iperf3's closing exchange can sit in TCP's backed-off
-        retransmission timer for minutes. Interrupted, both ends write the intervals they
-        have (p4aqm/traffic/bulk.py reads them); the manifest names the flow."""
-        for end in (process, self.processes.get(f"{name}-server")):
-            if end is not None and end.poll() is None:
-                end.send_signal(signal.SIGINT)
-        for end in (process, self.processes.get(f"{name}-server")):
-            if end is not None:
-                try:
-                    end.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    end.kill()
-                    end.wait()
-        self.bulk_cut_short.append(name)
 
     def _stop_tuning(self) -> list[str]:
         """Read what each rule tuned and detach the rules; the errors."""

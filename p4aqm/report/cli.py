@@ -195,11 +195,10 @@ def _load_points(points: list[Point]) -> tuple[list[PointData], list[Problem]]:
             print(f"p4aqm report: warning: {exc}", file=sys.stderr)
             problems.append(Problem(point, "unreadable", str(exc)))
             continue
-        if failed := datas[-1].bulk_failed:
+        if unconnected := datas[-1].bulk_unconnected:
             print(
-                f"p4aqm report: warning: {point.name}: {len(failed)} bulk flows failed without"
-                f" a receiver's report, their bytes left out of its goodput; the first:"
-                f" {failed[0]}",
+                f"p4aqm report: warning: {point.name}: {len(unconnected)} bulk flows never"
+                f" connected; the first: {unconnected[0]}",
                 file=sys.stderr,
             )
     return datas, problems

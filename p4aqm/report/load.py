@@ -29,7 +29,7 @@ from p4aqm.schema import (
     Column,
     counter_column,
 )
-from p4aqm.traffic.bulk import Connection, FlowFailed, read_flow
+from p4aqm.traffic import bulk as bulk_flows
 from p4aqm.traffic.records import read_records
 
 # experiments/README.md: the router whose bottleneck direction a monitor file samples.
@@ -40,8 +40,6 @@ WEB_COLUMNS = ("start_ns", "response_time_us", "reply_bytes", "outcome")
 # throughput.csv's time is the monitor's: CLOCK_REALTIME in ns.
 THROUGHPUT_COLUMNS = (Column.REALTIME_NS, "direction", "bps", "utilisation", "measured")
 UDP_COLUMNS = ("flow_id", "seq", "send_ns", "recv_ns", "owd_us")
-# A connection has carried data once either count is above zero.
-DATA_SEEN_COLUMNS = (Column.REALTIME_NS, "bytes_received", "bytes_acked")
 TCP_COLUMNS = (
     Column.REALTIME_NS,
     "src",
@@ -133,13 +131,14 @@ class PointData:
     throughput: pd.DataFrame  # per second and direction: utilisation, bps, ...
     queues: list[Queue]
     udp: list[UdpFlow]
-    # Bulk TCP (iperf3), per flow and 1-second interval ending in the window: bytes, t_s.
+    # Bulk TCP (traffic.bulk), per flow and interval ending in the window: bytes received,
+    # the sender's retransmits, snd_cwnd_bytes and rtt_us, end_ns, t_s.
     bulk: pd.DataFrame
     # The TCP tracer's samples of every traced host (tcp/HOST.parquet), with host and t_s.
     tcp: pd.DataFrame = field(default_factory=pd.DataFrame)
-    # The bulk flows that failed before the run's end without a receiver's report, each
-    # as FlowFailed says it (their bytes are not in `bulk`).
-    bulk_failed: list[str] = field(default_factory=list)
+    # The bulk flows that never connected, each with its attempts and their errors (their
+    # intervals are in `bulk`, with 0 bytes).
+    bulk_unconnected: list[str] = field(default_factory=list)
 
 
 def load_results(folder: Path, source: str) -> list[Point]:
@@ -192,7 +191,7 @@ def _require(frame: pd.DataFrame, columns: tuple[str, ...]) -> None:
 
 def load_point(point: Point) -> PointData:
     """An ok point's records inside its window."""
-    bulk, bulk_failed = read_bulk(point)
+    bulk, bulk_unconnected = read_bulk(point)
     return PointData(
         point=point,
         web=_web(point),
@@ -201,7 +200,7 @@ def load_point(point: Point) -> PointData:
         udp=_udp(point),
         bulk=bulk,
         tcp=_tcp(point),
-        bulk_failed=bulk_failed,
+        bulk_unconnected=bulk_unconnected,
     )
 
 
@@ -315,65 +314,40 @@ def _counters_metadata(path: Path) -> str | None:
 
 
 def read_bulk(point: Point) -> tuple[pd.DataFrame, list[str]]:
-    """The receivers' 1-second intervals of every bulk flow whose end falls in the window,
-    and what is known of the flows that failed without a receiver's report.
-
-    An interval's end is its offset from the flow's test start. That start is placed
-    from the TCP tracer, where a traced host holds the flow's data stream: when data
-    first crossed it (the cookie, whose arrival starts the test); else from iperf3's start
-    timestamp, which is the control connection's, in whole seconds. The Parris et al.
-    rerun of 2026-11-29 showed why: with 240 flows on a congested link, a data stream's
-    cookie arrived up to 100 s after its control connection opened (retransmission
-    timeouts backing off through the blast), and intervals placed from the timestamp
-    put 2.5 Mbit/s of TCP on a bottleneck that carried 0.2."""
-    frames = []
-    failures: list[str] = []
-    started = _data_streams_started(point)
-    for path in sorted((point.folder / "bulk").glob("flow*.json")):
-        if path.stem.endswith("-server"):  # the client's report holds both sides
-            continue
+    """Every bulk flow's intervals that end inside the window (traffic.bulk): the bytes
+    its receiving end read, with its sending end's retransmits, congestion window and
+    RTT joined on (flow, end_ns); and the flows that never connected. An interval ending
+    at the window's start is the warm-up's last."""
+    folder = point.folder / "bulk"
+    if old := sorted(folder.glob("flow*.json")):
+        raise ResultsError(
+            old[0],
+            "an iperf3 report, from before 2026-11-30; this version reads the bulk flows'"
+            " records (traffic.bulk): rerun the point",
+        )
+    received, sent, unconnected = [], [], []
+    for path in _record_paths(folder):
         with _reading(path):
-            flow = int(path.stem.removeprefix("flow"))
-            try:
-                report = read_flow(path, path.with_name(f"{path.stem}-server.json"), flow)
-            except FlowFailed as failed:
-                failures.append(str(failed))
-                continue
-        intervals = report.intervals
-        start_ns = started.get(report.data_connection) if report.data_connection else None
-        if start_ns is None:
-            start_ns = int(report.start_s * 1e9)
-        end_ns = (start_ns + intervals["t_s"] * 1e9).astype("int64")
-        # An interval ending at the window's start is the warm-up's last second.
-        after_start = intervals[end_ns > point.window[0]].assign(end_ns=end_ns)
-        frames.append(_inside(after_start, "end_ns", point.window))
-    if not frames:
-        return pd.DataFrame(columns=["flow", "bytes", "end_ns", "t_s"]), failures
-    return pd.concat(frames, ignore_index=True), failures
-
-
-def _data_streams_started(point: Point) -> dict[Connection, int]:
-    """When data first crossed each traced connection (ns), keyed from both ends: the
-    first sample with bytes received or acknowledged, less half the tracer's period. For
-    an iperf3 data stream that is its cookie, whose arrival starts the test. A
-    connection with data in the trace's first sample may have had it long before, and
-    is left out."""
-    started: dict[Connection, int] = {}
-    for path in _record_paths(point.folder / "tcp"):
-        with _reading(path):
-            samples, metadata = read_records(path)
-            _require(samples, ("src", "sport", "dst", "dport", *DATA_SEEN_COLUMNS))
-        if samples.empty:
-            continue
-        half_period_ns = int(float(metadata.get("period_ms", 0)) * 1e6 / 2)
-        crossed = samples[samples[list(DATA_SEEN_COLUMNS[1:])].sum(axis=1) > 0]
-        first = crossed.groupby(["src", "sport", "dst", "dport"])[Column.REALTIME_NS].min()
-        first = first[first > samples[Column.REALTIME_NS].min()]
-        for (src, sport, dst, dport), seen_ns in first.items():
-            at_ns = int(seen_ns) - half_period_ns
-            for key in ((src, int(sport), dst, int(dport)), (dst, int(dport), src, int(sport))):
-                started[key] = min(at_ns, started.get(key, at_ns))
-    return started
+            rows, metadata = read_records(path)
+            _require(rows, bulk_flows.COLUMNS)
+            sending = metadata["send"]
+            summary = metadata.get("summary") or {}
+        (sent if sending else received).append(rows)
+        if metadata.get("role") == "connect":
+            for flow in summary.get("unconnected", []):
+                state = summary["flows"][str(flow)]
+                unconnected.append(
+                    f"flow {flow}: never connected in {state['attempts']} attempts"
+                    f" ({', '.join(state['errors']) or 'no error: still connecting'})"
+                )
+    if not received:
+        return pd.DataFrame(columns=[*bulk_flows.COLUMNS, "t_s"]), unconnected
+    intervals = pd.concat(received, ignore_index=True)[["flow", "end_ns", "bytes"]]
+    if sent:
+        sender = pd.concat(sent, ignore_index=True).drop(columns="bytes")
+        intervals = intervals.merge(sender, on=["flow", "end_ns"], how="left")
+    after_start = intervals[intervals["end_ns"] > point.window[0]]
+    return _inside(after_start, "end_ns", point.window), unconnected
 
 
 def _tcp(point: Point) -> pd.DataFrame:

@@ -46,13 +46,12 @@ DEFINITIONS = {
     " interpolated between its neighbours'): loss, one-way delay (owd_us) and RFC 3550"
     " jitter as traffic.cbr.summarize gives them. The summary's UDP loss is over all flows,"
     " its one-way delay the mean over every packet received, its jitter the flows' mean.",
-    "Bulk TCP": "The goodput of the bulk flows together (iperf3's receivers): the bytes of"
-    " their 1-second intervals that end inside the window, over the window's length. An"
-    " interval's end is iperf3's start time (whole seconds) plus its offset. Retransmits:"
-    " the senders' counts (iperf3's) over those intervals. Failed flows: those whose iperf3"
-    " ended before the run with no receiver's report (under heavy loss, starved flows that"
-    " iperf3's server gave up on after 120 s without data); their bytes are not in the"
-    " goodput, and the report's warnings list each with what its sender wrote.",
+    "Bulk TCP": "The goodput of the bulk flows together (traffic.bulk's receiving ends):"
+    " the bytes read in their intervals (0.5 s, counted from the run's epoch) that end"
+    " inside the window, over the window's length. Retransmits: the sending ends' segments"
+    " retransmitted (tcp_info's total_retrans) over those intervals. Unconnected flows:"
+    " those that never connected in the run (their handshakes refused or timed out every"
+    " time); they count with 0 bytes, and the report's warnings list each.",
     "Congestion events": "From the TCP tracer (tcp_trace:), per traced connection, each time"
     " its congestion state (tcp_info's ca_state) enters CWR, Recovery or Loss from Open or"
     " Disorder, and each time it enters Loss (a timeout) from CWR or Recovery: Web100's"
@@ -84,7 +83,7 @@ METRICS: dict[str, str] = {
     **{f"{k}_jitter_ms": f"{t} jitter (ms)" for k, t in UDP_KINDS.items()},
     "bulk_goodput_mbps": "bulk TCP goodput (Mbit/s)",
     "bulk_retransmits": "bulk TCP retransmits (segments)",
-    "bulk_flows_failed": "bulk TCP flows failed (no receiver's report)",
+    "bulk_flows_unconnected": "bulk TCP flows never connected",
     "congestion_events": "congestion events (traced TCP)",
 }
 # What the comparisons along a sweep axis plot, where any point has a value.
@@ -250,8 +249,8 @@ def summary_row(data: PointData) -> dict[str, float]:
         if "retransmits" in data.bulk and data.bulk["retransmits"].notna().any()
         else math.nan
     )
-    row["bulk_flows_failed"] = (
-        float(len(data.bulk_failed)) if len(data.bulk) or data.bulk_failed else math.nan
+    row["bulk_flows_unconnected"] = (
+        float(len(data.bulk_unconnected)) if len(data.bulk) else math.nan
     )
     row["congestion_events"] = congestion_events(data.tcp)
     return {column: row[column] for column in METRICS}

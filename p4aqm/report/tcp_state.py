@@ -19,8 +19,7 @@ FLOW_KEYS = ["host", "src", "sport", "dst", "dport"]
 def senders(tcp: pd.DataFrame) -> pd.DataFrame:
     """The samples of the MAX_FLOWS connections with the most bytes acknowledged, each with
     a flow label. Only senders: connections that had more bytes acknowledged than they
-    received (a receiver has only its requests and control messages acknowledged: an
-    iperf3 server's, traced to place the bulk flows, are its state bytes)."""
+    received (a receiver has only its requests and control messages acknowledged)."""
     sent = tcp.groupby(FLOW_KEYS)[["bytes_acked", "bytes_received"]].max()
     acked = sent["bytes_acked"]
     top = acked[(acked > 0) & (acked > sent["bytes_received"])].nlargest(MAX_FLOWS)

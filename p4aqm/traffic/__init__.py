@@ -2,7 +2,7 @@
 
 Web users after Mah's HTTP model (`traffic.web`), constant bit rate UDP (`traffic.cbr`:
 the ProShare-like flows and, with their own rate and DSCP, unresponsive UDP blasts),
-bulk TCP through iperf3 (`traffic.bulk`) and the maths that turns a load into a number
+greedy bulk TCP (`traffic.bulk`) and the maths that turns a load into a number
 of web users (`traffic.calibration`). Every generator runs as its own process, so the
 same command works on loopback in a test and inside a Mininet host namespace.
 """

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 _FIELDS = struct.Struct("=8B24I")  # the first 104 bytes, up to tcpi_total_retrans
 # Indexes into the unpacked tuple: 8 bytes, then the n-th __u32 at offset 8 + 4n.
 _STATE = 0
+_SND_MSS = 8 + 2
 _PMTU = 8 + 13
 _RTT = 8 + 15
+_SND_CWND = 8 + 18
 _TOTAL_RETRANS = 8 + 23
 
 
@@ -28,6 +30,8 @@ class TcpInfo:
     pmtu: int
     rtt_us: int
     total_retrans: int
+    snd_mss: int  # bytes
+    snd_cwnd: int  # segments
 
 
 def tcp_info(sock: socket.socket) -> TcpInfo:
@@ -37,6 +41,8 @@ def tcp_info(sock: socket.socket) -> TcpInfo:
         pmtu=fields[_PMTU],
         rtt_us=fields[_RTT],
         total_retrans=fields[_TOTAL_RETRANS],
+        snd_mss=fields[_SND_MSS],
+        snd_cwnd=fields[_SND_CWND],
     )
 
 

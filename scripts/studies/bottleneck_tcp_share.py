@@ -1,15 +1,14 @@
-"""TCP's share of the bottleneck, counted at the bottleneck, against what the iperf3
-receivers report: the cross-check of the README's Parris et al. section.
+"""TCP's share of the bottleneck, counted at the bottleneck, against what the bulk
+receivers read: the cross-check of the README's Parris et al. section.
 
     .venv/bin/python scripts/studies/bottleneck_tcp_share.py results/parris-cbt-quick
 
 Per point, over the rows of throughput.csv (client -> server): the bottleneck's frame
 bytes less the UDP frames the receivers logged (payload + UDP, IPv4 and Ethernet
-headers), as Mbit/s; beside it the bulk receivers' bytes whose 1-second interval ends in
-the same seconds, each flow's intervals placed as the report places them (from the
-TCP trace of its data stream where the point has one: read_bulk in p4aqm/report/load.py).
-Then the mean per discipline. TCP's frames include headers and retransmissions, so the receivers'
-payload should stay below them.
+headers), as Mbit/s; beside it the bulk receivers' bytes whose interval ends in the
+same seconds (read_bulk in p4aqm/report/load.py). Then the mean per discipline. TCP's
+frames include headers and retransmissions, so the receivers' payload should stay below
+them.
 """
 
 import json

@@ -42,8 +42,8 @@ def marked_loss(folder: Path, epoch_ns: int) -> tuple[float, float]:
 
 
 def tcp_goodput_mbps(point: ReportPoint) -> tuple[float, float]:
-    """Bulk TCP goodput summed over flows: over the window, and inside the blast window;
-    each flow's intervals placed in time as the report places them (read_bulk)."""
+    """Bulk TCP goodput summed over flows: over the window, and inside the blast window,
+    from the receivers' intervals as the report reads them (read_bulk)."""
     intervals, _ = read_bulk(point)
     start_ns, end_ns = point.window
     blast = intervals[(intervals["t_s"] > BLAST_S[0]) & (intervals["t_s"] <= BLAST_S[1])]

@@ -181,33 +181,37 @@ def write_point(folder: Path, rng: np.random.Generator, load: int) -> None:
     bulk = folder / "bulk"
     bulk.mkdir()
     # Its own generator, so that the other records' draws stay as they were.
-    (bulk / "flow0.json").write_text(json.dumps(iperf3_report(np.random.default_rng(load))))
+    received, sent = bulk_intervals(np.random.default_rng(load))
+    write_bulk(bulk / "flows0-receiver.parquet", received, send=False)
+    write_bulk(bulk / "flows0-sender.parquet", sent, send=True)
 
 
-def iperf3_report(rng: np.random.Generator) -> dict:
-    """A client's iperf3 JSON (--get-server-output) of one flow from the warm-up's start to
-    a second past the window: 1-second receiver intervals, the warm-up's impossibly full."""
-    ends = np.arange(1, WARMUP_S + WINDOW_S + 2)
+def bulk_intervals(rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Both ends' records (traffic.bulk) of one flow from the warm-up's start to a second
+    past the window, 1-second intervals from the epoch: the warm-up's impossibly full."""
+    ends = START_NS + np.arange(1 - WARMUP_S, WINDOW_S + 2) * SECOND_NS
     received = rng.integers(100_000, 1_000_000, len(ends))
-    received[ends <= WARMUP_S] = 10**9
-    intervals = [
-        {
-            "streams": [{}],
-            "sum": {
-                "end": float(e),
-                "bytes": int(b),
-                "bits_per_second": 8.0 * b,
-                "sender": False,
-                "seconds": 1.0,
-            },
-        }
-        for e, b in zip(ends, received, strict=True)
-    ]
-    return {
-        "start": {"timestamp": {"timesecs": (START_NS - WARMUP_S * SECOND_NS) // SECOND_NS}},
-        "intervals": [],
-        "server_output_json": {"intervals": intervals},
-    }
+    received[ends <= START_NS] = 10**9
+    receiver = pd.DataFrame({"flow": 0, "end_ns": ends, "bytes": received})
+    # The receiving end's sender-only columns are null, as traffic.bulk writes them.
+    receiver = receiver.assign(retransmits=np.nan, snd_cwnd_bytes=np.nan, rtt_us=np.nan)
+    sender = receiver.assign(
+        bytes=received + 1000,
+        retransmits=rng.integers(0, 5, len(ends)),
+        snd_cwnd_bytes=14480,
+        rtt_us=20_000,
+    )
+    return receiver, sender
+
+
+def write_bulk(path: Path, frame: pd.DataFrame, send: bool) -> None:
+    """One end's records as traffic.bulk writes them, with its metadata."""
+    kind = "bulk_sender" if send else "bulk_receiver"
+    role = "connect" if send else "listen"
+    summary = {"flows": {"0": {"attempts": 1, "errors": []}}, "unconnected": []}
+    metadata = {"kind": kind, "role": role, "send": send, "complete": True, "summary": summary}
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    pq.write_table(table.replace_schema_metadata({b"p4aqm": json.dumps(metadata).encode()}), path)
 
 
 def make_results(folder: Path, seed: int = 1, points: int = len(POINTS)) -> Path:
@@ -317,17 +321,16 @@ def test_summary_equals_what_the_raw_records_give(report: tuple[Path, Path]) -> 
         assert row["cbr_loss_percent"] == pytest.approx(100 * (sent - len(received)) / sent)
         assert row["cbr_owd_mean_ms"] == pytest.approx(np.mean(received["owd_us"]) / 1e3)
 
-        # Bulk: the receiver's intervals ending inside the window (from iperf3's start), the
-        # one ending at its start being the warm-up's last second.
-        iperf3 = json.loads((point / "bulk" / "flow0.json").read_text())
-        start_s = iperf3["start"]["timestamp"]["timesecs"]
-        bytes_in = sum(
-            i["sum"]["bytes"]
-            for i in iperf3["server_output_json"]["intervals"]
-            if START_NS < (start_s + i["sum"]["end"]) * SECOND_NS <= END_NS
-        )
+        # Bulk: the receiver's intervals ending inside the window, the one ending at its
+        # start being the warm-up's last; the sender's retransmits over the same intervals.
+        received = pd.read_parquet(point / "bulk" / "flows0-receiver.parquet")
+        sent = pd.read_parquet(point / "bulk" / "flows0-sender.parquet")
+        inside_window = (received["end_ns"] > START_NS) & (received["end_ns"] <= END_NS)
+        bytes_in = received[inside_window]["bytes"].sum()
         assert row["bulk_goodput_mbps"] == pytest.approx(8 * bytes_in / WINDOW_S / 1e6)
         assert row["bulk_goodput_mbps"] < 10  # the warm-up's intervals are left out
+        assert row["bulk_retransmits"] == sent[inside_window]["retransmits"].sum()
+        assert row["bulk_flows_unconnected"] == 0
 
 
 def test_the_warmup_is_left_out(report: tuple[Path, Path]) -> None:
