@@ -153,18 +153,17 @@ def bulk_end_command(
     flows: BulkTraffic,
     server_address: str,
     first_flow: int,
-    epoch_ns: int,
     duration_s: float,
     records: Path,
 ) -> list[str]:
     """One end of a group of bulk flows (p4aqm/traffic/bulk.py): the server host listens,
-    the client host connects, and the client sends unless the flows are `reverse`."""
+    the client host connects, and the client sends unless the flows are `reverse`. It says
+    "ready" and then reads the epoch from stdin."""
     sends = (role == "connect") != flows.reverse
     command = python_module(
         "p4aqm.traffic.bulk", role, "--address", server_address, "--port", BULK_PORT,
         "--first-flow", first_flow, "--flows", flows.flows,
-        "--send" if sends else "--receive", "--epoch-ns", epoch_ns,
-        "--duration-s", duration_s, "--records", records,
+        "--send" if sends else "--receive", "--duration-s", duration_s, "--records", records,
     )  # fmt: skip
     if flows.congestion_control is not None:
         command += ["--congestion-control", flows.congestion_control]

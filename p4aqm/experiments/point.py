@@ -22,6 +22,7 @@ the bottleneck over the same session every second.
 import csv
 import dataclasses
 import json
+import select
 import subprocess
 import time
 from collections.abc import Callable
@@ -45,6 +46,8 @@ ROUTER_NAMES = {LEFT: "r1", RIGHT: "r2"}
 # After the window, the senders get this long to end their tests and write their
 # reports; an error after it.
 SENDERS_GRACE_S = 60.0
+# How long the bulk flows' ends may take to start (an error naming the end after it).
+BULK_READY_S = 120.0
 
 Progress = Callable[[dict[str, float]], None]
 
@@ -80,10 +83,10 @@ class PointRun:
                 self._start_tuning()
                 self._start_monitors(net)
                 self._start_tracers(net)
-                # The epoch is set before the receivers start: the bulk flows' listening
-                # ends count their intervals from it.
+                bulk_ends = self._start_bulk(net)
                 epoch_ns = time.time_ns() + int(START_DELAY_S * 1e9)
-                self._start_receivers(net, epoch_ns)
+                _tell_epoch(bulk_ends, epoch_ns)
+                self._start_receivers(net)
                 time.sleep(max(0.0, (epoch_ns - time.time_ns()) / 1e9))
                 routers = [r.process.pid for r in net.routers if r.process is not None]
                 cpu_start = CpuSample.now(self.cgroup, routers)
@@ -204,7 +207,7 @@ class PointRun:
             command = launch.tcp_trace_command(trace, self.out / "tcp" / f"{host}.parquet")
             self.processes[f"tcp-trace-{host}"] = net.host(host).popen(command)
 
-    def _start_receivers(self, net: Dumbbell, epoch_ns: int) -> None:
+    def _start_receivers(self, net: Dumbbell) -> None:
         traffic = self.point.experiment.traffic
         if traffic.web is not None:
             hosts = [h for _, s in launch.web_sides(net, traffic.web.two_way) for h in s]
@@ -217,14 +220,30 @@ class PointRun:
                     f"{net.ip(flow.server)}:{base + i}", self.out / "udp" / f"{kind}{i}.parquet"
                 )
                 self.processes[f"{kind}{i}-recv"] = net.host(flow.server).popen(command)
+
+    def _start_bulk(self, net: Dumbbell) -> list[subprocess.Popen]:
+        """Both ends of every group of bulk flows, once all have said they are ready (the
+        listening ends bound); they take the epoch on stdin. A Python end takes about a
+        second to start, many seconds on a loaded machine: started at the epoch, the
+        connecting ends of 2026-11-30 came 4-23 s late (traffic.bulk's docstring)."""
+        ends: dict[str, subprocess.Popen] = {}
         for i, first_flow, flows in self._bulk_groups():
             (self.out / "bulk").mkdir(exist_ok=True)
-            role = "sender" if flows.reverse else "receiver"
-            command = launch.bulk_end_command(
-                "listen", flows, net.ip(flows.server), first_flow, epoch_ns, self.total_s,
-                self.out / "bulk" / f"flows{i}-{role}.parquet",
-            )  # fmt: skip
-            self.processes[f"bulk{i}-listen"] = net.host(flows.server).popen(command)
+            for role, host in (("listen", flows.server), ("connect", flows.client)):
+                sends = (role == "connect") != flows.reverse
+                command = launch.bulk_end_command(
+                    role, flows, net.ip(flows.server), first_flow, self.total_s,
+                    self.out / "bulk" / f"flows{i}-{'sender' if sends else 'receiver'}.parquet",
+                )  # fmt: skip
+                ends[f"bulk{i}-{role}"] = net.host(host).popen(
+                    command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE, text=True,
+                )  # fmt: skip
+        for name, process in ends.items():
+            # The connecting ends are senders: a point waits for them to end.
+            (self.senders if name.endswith("-connect") else self.processes)[name] = process
+        _await_ready(ends, BULK_READY_S)
+        return list(ends.values())
 
     def _bulk_groups(self) -> list[tuple[int, int, BulkTraffic]]:
         """Each group of bulk flows with the number of its first flow: flow k of the point
@@ -260,15 +279,6 @@ class PointRun:
                 self.senders[f"{kind}{i}-send"] = net.host(flow.client).popen(
                     command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
                 )
-        for i, first_flow, flows in self._bulk_groups():
-            role = "receiver" if flows.reverse else "sender"
-            command = launch.bulk_end_command(
-                "connect", flows, net.ip(flows.server), first_flow, epoch_ns, self.total_s,
-                self.out / "bulk" / f"flows{i}-{role}.parquet",
-            )  # fmt: skip
-            self.senders[f"bulk{i}"] = net.host(flows.client).popen(
-                command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-            )
 
     def _measure(self, net: Dumbbell, epoch_ns: int, progress: Progress) -> dict[str, int]:
         """Per second until the end: the bottleneck's bytes each way into throughput.csv,
@@ -382,6 +392,36 @@ class PointRun:
                 process.wait()
         if errors:
             raise RuntimeError("; ".join(errors))
+
+
+def _tell_epoch(processes: list[subprocess.Popen], epoch_ns: int) -> None:
+    for process in processes:
+        assert process.stdin is not None
+        process.stdin.write(f"{epoch_ns}\n")
+        process.stdin.flush()
+
+
+def _await_ready(ends: dict[str, subprocess.Popen], timeout_s: float) -> None:
+    """Wait for each process's "ready" line; a RuntimeError naming the first that ended or
+    was not ready within timeout_s, with what it said."""
+    deadline = time.monotonic() + timeout_s
+    for name, process in ends.items():
+        assert process.stdout is not None and process.stderr is not None
+        readable, _, _ = select.select(
+            [process.stdout], [], [], max(0.0, deadline - time.monotonic())
+        )
+        line = process.stdout.readline() if readable else ""
+        if line.strip() == "ready":
+            continue
+        if not readable:
+            raise RuntimeError(f"{name}: not ready after {timeout_s:.0f} s")
+        # End of its output (or another line): it is ending, its status comes just after.
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"{name}: said {line.strip()!r} instead of ready") from None
+        said = (line + process.stderr.read()).strip()[-500:]
+        raise RuntimeError(f"{name}: exit {process.returncode} before it was ready: {said}")
 
 
 def _bottleneck_figures(net: Dumbbell) -> dict[str, float]:

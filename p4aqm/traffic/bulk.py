@@ -2,9 +2,9 @@
 senders and receivers that count what each flow moved in each interval.
 
     python -m p4aqm.traffic.bulk listen  --address ADDR --port P --flows N (--send | --receive)
-                                         --epoch-ns E --duration-s D --records FILE
+                                         [--epoch-ns E] --duration-s D --records FILE
     python -m p4aqm.traffic.bulk connect --address ADDR --port P --flows N (--send | --receive)
-                                         --epoch-ns E --duration-s D --records FILE
+                                         [--epoch-ns E] --duration-s D --records FILE
 
 One process serves one end of a group of flows. Flow k (numbered from --first-flow) uses
 port P + k: the listening end binds it and accepts one connection on it, the connecting
@@ -12,6 +12,12 @@ end opens it at the epoch and retries every RETRY_S while it is refused or times
 Which end sends is a flag: the connecting end sending is an upload, the listening end
 sending a download (a study file's `reverse`). --congestion-control sets TCP_CONGESTION on
 this end's sockets; without it they keep the host's (or what a tuning rule sets).
+
+Without --epoch-ns, an end prints "ready" once it has started (and, listening, bound its
+ports) and reads the epoch from stdin: a point starts its bulk ends, waits until all are
+ready, and only then sets the epoch. An interpreter importing pyarrow takes about a
+second, and with five Parris points at once (load average 15-20) the connecting ends of
+2026-11-30 started 4-23 s after an epoch set 1 s ahead, into the blast.
 
 Each end records, per flow and per interval of --interval-s counted from the epoch on
 CLOCK_REALTIME, the bytes it read (receiving end) or handed to TCP (sending end); the
@@ -88,7 +94,8 @@ class BulkEnd(BaseModel):
     first_flow: int = Field(0, ge=0)
     flows: int = Field(1, ge=1, le=4096)
     send: bool
-    epoch_ns: int = Field(ge=0, description="CLOCK_REALTIME ns: intervals count from here")
+    # CLOCK_REALTIME ns, intervals count from here; None: read from stdin once ready.
+    epoch_ns: int | None = Field(None, ge=0)
     duration_s: float = Field(gt=0)
     interval_s: float = Field(0.5, ge=0.01)
     congestion_control: str | None = Field(None, pattern=r"^[a-z0-9_]+$")
@@ -155,6 +162,7 @@ class BulkFlows:
 
     def run(self, records: RecordWriter, stop: threading.Event) -> dict[str, Any]:
         """Move data until the run's end or `stop`; a row per flow per interval."""
+        assert self.end.epoch_ns is not None, "the epoch is set before the run"
         end_ns = self.end.epoch_ns + round(self.end.duration_s * 1e9)
         interval_ns = round(self.end.interval_s * 1e9)
         _sleep_until(self.end.epoch_ns, stop)
@@ -323,6 +331,21 @@ def _sleep_until(epoch_ns: int, stop: threading.Event) -> None:
         stop.wait(wait_ns / 1e9)
 
 
+def _epoch_from_stdin() -> int:
+    """Say "ready", then the epoch: one line on stdin, CLOCK_REALTIME ns."""
+    print("ready", flush=True)
+    line = sys.stdin.readline()
+    if not line:
+        raise ValueError("stdin: closed before the epoch came (no --epoch-ns given)")
+    try:
+        epoch_ns = int(line)
+    except ValueError:
+        raise ValueError(f"stdin: {line.strip()!r} is not an epoch (CLOCK_REALTIME ns)") from None
+    if epoch_ns < 0:
+        raise ValueError(f"stdin: epoch {epoch_ns} is negative")
+    return epoch_ns
+
+
 def _main_end(role: Literal["listen", "connect"], args: argparse.Namespace) -> None:
     end = model_from_args(BulkEnd, args)
     check_records_flag(args.records)
@@ -332,6 +355,9 @@ def _main_end(role: Literal["listen", "connect"], args: argparse.Namespace) -> N
         flows.set_congestion_control(probe)  # a name the kernel refuses fails now, not later
     if role == "listen":
         flows.listen()
+    if end.epoch_ns is None:
+        end = end.model_copy(update={"epoch_ns": _epoch_from_stdin()})
+        flows.end = end
     metadata = {
         "kind": "bulk_sender" if end.send else "bulk_receiver",
         "role": role,
@@ -354,7 +380,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         direction = command.add_mutually_exclusive_group(required=True)
         direction.add_argument("--send", action="store_true", default=None)
         direction.add_argument("--receive", dest="send", action="store_false")
-        command.add_argument("--epoch-ns", type=int, required=True)
+        command.add_argument("--epoch-ns", type=int, help='default: after "ready", from stdin')
         command.add_argument("--duration-s", type=float, required=True)
         command.add_argument("--interval-s", type=float, help="default 0.5")
         command.add_argument("--congestion-control", help="default: the host's")

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from p4aqm.traffic.records import read_records
 from programs import P4SRC, compile_program
 
 if os.geteuid() != 0:
@@ -93,6 +94,17 @@ def test_what_the_receivers_read_is_what_crossed_the_bottleneck(point: Path) -> 
     assert upload == pytest.approx(bottleneck_bytes(point, "client_to_server"), rel=0.08)
     assert download == pytest.approx(bottleneck_bytes(point, "server_to_client"), rel=0.08)
     assert upload > 0.8 * 10e6 / 8 * DURATION_S, "the uploads fill the bottleneck"
+
+
+def test_every_flow_connected_at_the_epoch(point: Path) -> None:
+    # Started and ready before the point set its epoch, the connecting ends open their
+    # flows at once (in the run of 2026-11-30 before this, 4-23 s late).
+    epoch_ns = json.loads((point / "manifest.json").read_text())["epoch_ns"]
+    for name in ("flows0-sender", "flows1-receiver"):
+        _, metadata = read_records(point / "bulk" / f"{name}.parquet")
+        assert metadata["epoch_ns"] == epoch_ns
+        for state in metadata["summary"]["flows"].values():
+            assert 0 <= state["connected_ns"] - epoch_ns < 500_000_000, state
 
 
 def test_the_report_s_goodput_is_the_receivers_bytes(point: Path) -> None:

@@ -184,3 +184,37 @@ def test_bad_flags_are_one_line_errors_naming_them(
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith("error: ") and message in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_without_an_epoch_an_end_says_ready_and_takes_it_from_stdin(
+    tmp_path: Path, free_port: Callable[..., int], module_command: Callable[..., list[str]]
+) -> None:
+    command = module_command(
+        "p4aqm.traffic.bulk", "connect", "--address", ADDRESS, "--port", free_port(), "--send",
+        "--duration-s", 0.5, "--interval-s", INTERVAL_NS / 1e9,
+        "--records", tmp_path / "r.parquet",
+    )  # fmt: skip
+    end = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert end.stdout is not None and end.stdout.readline() == "ready\n"
+    epoch_ns = time.time_ns() + 100_000_000
+    end.communicate(f"{epoch_ns}\n", timeout=10)
+    assert end.returncode == 0
+    rows, metadata = read_records(tmp_path / "r.parquet")
+    assert metadata["epoch_ns"] == epoch_ns
+    assert rows["end_ns"].tolist() == [epoch_ns + INTERVAL_NS, epoch_ns + 2 * INTERVAL_NS]
+
+
+@pytest.mark.parametrize(
+    ("stdin", "message"),
+    [("", "stdin: closed before the epoch came"), ("soon\n", "stdin: 'soon' is not an epoch")],
+)
+def test_a_bad_epoch_on_stdin_is_a_one_line_error(
+    tmp_path: Path, module_command: Callable[..., list[str]], stdin: str, message: str
+) -> None:
+    command = module_command(
+        "p4aqm.traffic.bulk", "connect", "--address", ADDRESS, "--port", 5201, "--send",
+        "--duration-s", 1, "--records", tmp_path / "r.parquet",
+    )  # fmt: skip
+    done = subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=10)
+    assert done.returncode == 2 and done.stdout == "ready\n"
+    assert done.stderr.startswith("error: ") and message in done.stderr
