@@ -221,7 +221,7 @@ class PointRun:
                 )
                 self.processes[f"{kind}{i}-recv"] = net.host(flow.server).popen(command)
 
-    def _start_bulk(self, net: Dumbbell) -> list[subprocess.Popen]:
+    def _start_bulk(self, net: Dumbbell) -> dict[str, subprocess.Popen]:
         """Both ends of every group of bulk flows, once all have said they are ready (the
         listening ends bound); they take the epoch on stdin. A Python end takes about a
         second to start, many seconds on a loaded machine: started at the epoch, the
@@ -243,7 +243,7 @@ class PointRun:
             # The connecting ends are senders: a point waits for them to end.
             (self.senders if name.endswith("-connect") else self.processes)[name] = process
         _await_ready(ends, BULK_READY_S)
-        return list(ends.values())
+        return ends
 
     def _bulk_groups(self) -> list[tuple[int, int, BulkTraffic]]:
         """Each group of bulk flows with the number of its first flow: flow k of the point
@@ -394,11 +394,19 @@ class PointRun:
             raise RuntimeError("; ".join(errors))
 
 
-def _tell_epoch(processes: list[subprocess.Popen], epoch_ns: int) -> None:
-    for process in processes:
-        assert process.stdin is not None
-        process.stdin.write(f"{epoch_ns}\n")
-        process.stdin.flush()
+def _tell_epoch(ends: dict[str, subprocess.Popen], epoch_ns: int) -> None:
+    """Give each end the epoch; a RuntimeError naming one that ended since it was ready."""
+    for name, process in ends.items():
+        assert process.stdin is not None and process.stderr is not None
+        try:
+            process.stdin.write(f"{epoch_ns}\n")
+            process.stdin.flush()
+        except BrokenPipeError:
+            process.wait()
+            said = process.stderr.read().strip()[-500:]
+            raise RuntimeError(
+                f"{name}: exit {process.returncode} after it was ready: {said}"
+            ) from None
 
 
 def _await_ready(ends: dict[str, subprocess.Popen], timeout_s: float) -> None:

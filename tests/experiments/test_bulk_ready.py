@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from p4aqm.experiments.point import _await_ready
+from p4aqm.experiments.point import _await_ready, _tell_epoch
 
 
 def end(code: str) -> subprocess.Popen:
@@ -39,3 +39,16 @@ def test_an_end_not_ready_in_time_is_named() -> None:
     finally:
         slow.kill()
         slow.wait()
+
+
+def test_an_end_that_ends_after_it_was_ready_is_named_when_given_the_epoch() -> None:
+    gone = subprocess.Popen(
+        [sys.executable, "-c", "import sys; print('ready', flush=True); sys.exit('error: gone')"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    _await_ready({"bulk0-listen": gone}, timeout_s=30)
+    gone.wait()
+    with pytest.raises(
+        RuntimeError, match=r"^bulk0-listen: exit 1 after it was ready: error: gone"
+    ):
+        _tell_epoch({"bulk0-listen": gone}, 1)
