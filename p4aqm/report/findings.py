@@ -312,16 +312,27 @@ def _consistently(a: Side, b: Side, check: Check) -> str:
     return f"; a consistently {direction} ({wide.text(difference_unit(check))})"
 
 
+def _absolute_where_b_is_zero(check: Check, b: Side) -> Check:
+    """A direction with no size claimed (threshold 0), in percent of b by default, is
+    taken in the metric's own unit when a run of b is 0: a percent of 0 has no value, and
+    the sign, all such a claim asks, is the same either way (Dunigan et al.'s untuned
+    stream retransmitted nothing)."""
+    if check.relative and check.percent is None and any(run.value == 0 for run in b.runs):
+        return check.model_copy(update={"by": 0.0})
+    return check
+
+
 def _comparison(evaluator: Evaluator, check: Check, where: dict[str, Any]) -> tuple[Row, Interval]:
     """lower, higher, differ, same and at_most: a - b over the runs, and its verdict."""
     label = _label(check, where)
     a = evaluator.side(check.metric, where, check.a, check.requests)
     b = evaluator.side(check.metric, where, check.b, check.requests)
-    unit = difference_unit(check)
     bounded = check.expect in ("same", "at_most")
     level = EQUIVALENCE_LEVEL if bounded else LEVEL
     if not a.runs or not b.runs:
         return _no_data(check, label), Interval(math.nan, math.nan, math.nan, level, (0,), False)
+    check = _absolute_where_b_is_zero(check, b)
+    unit = difference_unit(check)
     interval = difference(a.runs, b.runs, check.relative, level)
     measured = interval.text(unit) + (_consistently(a, b, check) if bounded else "")
     side_unit = _unit(check.metric)

@@ -146,6 +146,24 @@ def test_one_run_a_side_is_always_inconclusive() -> None:
     assert one(check(expect="lower"), medians([50, 51, 52], [100]))["verdict"] == INCONCLUSIVE
 
 
+def test_a_direction_of_no_size_against_zero_is_taken_in_the_metric_s_unit() -> None:
+    """b of 0 (an untuned stream with no retransmits): a percent of it has no value, so a
+    direction with no size is judged on a − b itself; with a size in percent it cannot be."""
+    more = check(metric="bulk_retransmits", expect="higher", **REASON)
+    points = [
+        point_data(f"{aqm}{k}", aqm, 98, {"bulk_retransmits": v}, None, k)
+        for aqm, values in (("red", [290, 310, 300]), ("droptail", [0, 0, 0]))
+        for k, v in enumerate(values, 1)
+    ]
+    row = one(more, points)
+    assert row["verdict"] == REPRODUCED
+    assert row["measured"] == "+300 [+275, +325] 95 %"
+    sized = check(metric="bulk_retransmits", expect="higher", percent=10, **REASON)
+    assert one(sized, points)["verdict"] == INCONCLUSIVE
+    fewer = [(d, {**m, "bulk_retransmits": 600 - m["bulk_retransmits"]}) for d, m in points]
+    assert one(more, fewer)["verdict"] == NOT
+
+
 def test_the_table_shows_the_sides_the_paired_difference_and_its_interval() -> None:
     row = one(check(expect="lower", percent=5, **REASON), medians([310, 324, 287], [331, 352, 310]))
     assert row["verdict"] == REPRODUCED
