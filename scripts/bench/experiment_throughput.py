@@ -18,6 +18,7 @@ Method:
   seeded).
 """
 
+import os
 import re
 import statistics
 import subprocess
@@ -50,6 +51,7 @@ class ModeRun:
     ok_points: int
     points: int
     most_at_once: int
+    starts: list[tuple[float, int]]  # (s into the run, points running with it) per start
 
 
 def experiment_file(folder: Path) -> Path:
@@ -67,17 +69,26 @@ def run_mode(experiment: Path, folder: Path, jobs: str) -> ModeRun:
     results = folder / f"jobs-{jobs}"
     command = [P4AQM, "run", str(experiment), "-o", str(results), "--jobs", jobs]
     start = time.monotonic()
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    # The concurrent runner says "(N running)", the new point included, as it starts each
+    # point: each start's time into the run and its N, read as the lines come.
+    starts: list[tuple[float, int]] = []
+    wide = {**os.environ, "COLUMNS": "1000"}  # rich wraps at 80 columns into a pipe
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=wide
+    ) as process:
+        assert process.stdout is not None
+        for line in process.stdout:
+            if found := re.search(r"\((\d+) running\)", line):
+                starts.append((time.monotonic() - start, int(found.group(1))))
     wall_s = time.monotonic() - start
-    # The concurrent runner says "(N running)" as it starts each point.
-    running = [int(n) for n in re.findall(r"\((\d+) running\)", done.stdout)]
+    running = [n for _, n in starts]
     points = load_results(results, jobs)
     ok = [p for p in points if p.status == "ok"]
     per_point = [
         p.manifest["experiment"]["warmup_s"] + p.manifest["experiment"]["duration_s"] for p in ok
     ]
     most = max(running, default=1)
-    return ModeRun(jobs, wall_s, results, sum(per_point), len(ok), len(points), most)
+    return ModeRun(jobs, wall_s, results, sum(per_point), len(ok), len(points), most, starts)
 
 
 def fidelity_line(run: ModeRun) -> str:
@@ -128,6 +139,10 @@ def report() -> list[str]:
             speedup = (auto.point_seconds / auto.wall_s) / (one.point_seconds / one.wall_s)
             lines.append(f"  --jobs auto / --jobs 1: {speedup:.2f}x (target: at least 3x)")
         lines += [fidelity_line(run) for run in runs]
+        lines.append(
+            "  --jobs auto starts (s into the run: points running, itself included): "
+            + ", ".join(f"{at:.0f}: {n}" for at, n in auto.starts)
+        )
         times = [response_times(run) for run in runs]
         for name in sorted(set(times[0]) & set(times[1])):
             a, b = times[0][name], times[1][name]
