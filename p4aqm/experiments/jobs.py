@@ -10,7 +10,7 @@ dropped; its sandbox is removed with whatever still ran in it. Every child gets 
 from the kernel if this process dies, and `p4aqm clean` removes their sandboxes.
 
 `--jobs auto` starts points while, by the CPU the running points measurably use (a
-point not yet settled counted at the most any point of the run was seen to use), one more
+point not yet settled counted at the most a finished point of the run used), one more
 fits in AUTO_CPU_SHARE of the machine's cores and the machine is less busy than that.
 A point that ends outside its fidelity bounds (p4aqm/experiments/fidelity.py) with others
 beside it lowers the number that may run at once (the cap); after RECOVER_AFTER_POINTS
@@ -120,23 +120,21 @@ class AutoJobs:
         self.raised = False  # the cap was last raised, not lowered
         self.busy = MachineBusy()
         self.last_busy = 0.0
-        # The most CPU a point of this run, running and settled or finished, used over
-        # its window: the cost of a running point not yet settled. Points of one sweep
-        # cost alike; without it a point shorter than its settling time (Christiansen et
-        # al.'s quick points: 38 s against 25) would never have a second beside it, and
-        # each point would wait for the one before it to settle (the demo's: 45 s).
-        self.most_cores: float | None = None
+        # The most CPU a finished point of this run used over its window: the cost of a
+        # running point not yet settled. Points of one sweep cost alike, and a point
+        # shorter than its settling time (Christiansen et al.'s quick points: 38 s
+        # against 25) would otherwise never have a second beside it.
+        self.finished_cores: float | None = None
 
     def allows(self, children: list[Child]) -> bool:
         if not children:
             return True
         estimates = [child.cores() for child in children]
-        self._seen([c for c in estimates if c is not None])
-        if None in estimates and self.most_cores is None:
-            return False  # wait until some point's cost is known
+        if None in estimates and self.finished_cores is None:
+            return False  # wait until every running point's cost is known
         if self.cap is not None and len(children) >= self.cap:
             return False
-        per_point = max(self.most_cores if c is None else c for c in estimates)
+        per_point = max(self.finished_cores if c is None else c for c in estimates)
         budget = AUTO_CPU_SHARE * self.cores
         return (len(children) + 1) * per_point <= budget and self.last_busy <= AUTO_CPU_SHARE
 
@@ -144,7 +142,7 @@ class AutoJobs:
         self, outside_bounds: list[str], running_then: int, cores: float | None = None
     ) -> None:
         if cores is not None:
-            self._seen([cores])
+            self.finished_cores = max(cores, self.finished_cores or 0.0)
         if outside_bounds:
             self.within_in_a_row = 0
             if running_then > 1:
@@ -160,9 +158,6 @@ class AutoJobs:
             self.cap += 1
             self.within_in_a_row = 0
             self.raised = True
-
-    def _seen(self, cores: list[float]) -> None:
-        self.most_cores = max([*cores, self.most_cores or 0.0]) if cores else self.most_cores
 
     def tick(self) -> None:
         self.last_busy = self.busy.share()

@@ -141,16 +141,12 @@ def test_auto_jobs_fits_points_by_their_measured_cpu() -> None:
     assert not auto.allows([FakeChild(0.1)]), "the machine is busy with something else"
 
 
-def test_an_unsettled_point_counts_at_the_most_a_point_was_seen_to_use() -> None:
+def test_an_unsettled_point_counts_at_the_most_a_finished_one_used() -> None:
     auto = jobs.AutoJobs(cores=2)  # a budget of 1.5 cores
-    assert not auto.allows([FakeChild(None)]), "no point has settled: nothing known"
-    assert auto.allows([FakeChild(0.4), FakeChild(None)]), "a third beside a settled one"
-    assert auto.most_cores == 0.4, "the settled running point's cost"
-    assert not auto.allows([FakeChild(0.6), FakeChild(None)]), "two of 0.6 and a third"
-    auto = jobs.AutoJobs(cores=2)
+    assert not auto.allows([FakeChild(None)]), "no point has finished: nothing known"
     auto.point_ended([], running_then=1, cores=0.45)
     auto.point_ended([], running_then=1, cores=0.3)
-    assert auto.most_cores == 0.45, "the costliest finished point"
+    assert auto.finished_cores == 0.45, "the costliest finished point"
     assert auto.allows([FakeChild(None), FakeChild(None)])  # a third: 1.35 cores
     assert not auto.allows([FakeChild(None)] * 3)
     assert not auto.allows([FakeChild(None), FakeChild(0.8)]), "a settled point's own cost"
@@ -269,7 +265,7 @@ def test_a_finished_point_outside_its_bounds_is_said_with_its_reasons(tmp_path: 
     assert f"{point.name}: ok [outside fidelity bounds: machine 99.0% busy" in said, said
     assert auto.cap == 1 and run.done == 1 and run.failed == 0, "it ran with one beside it"
     assert run.children == [beside]
-    assert auto.most_cores == CPU_OK["point_cpu_cores"], "its cost, for the next points"
+    assert auto.finished_cores == CPU_OK["point_cpu_cores"], "its cost, for the next points"
 
 
 class StuckSandbox:
