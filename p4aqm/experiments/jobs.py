@@ -123,7 +123,10 @@ class AutoJobs:
         # The most CPU a finished point of this run used over its window: the cost of a
         # running point not yet settled. Points of one sweep cost alike, and a point
         # shorter than its settling time (Christiansen et al.'s quick points: 38 s
-        # against 25) would otherwise never have a second beside it.
+        # against 25) would otherwise never have a second beside it. Not a settled
+        # running point's cost: counting by it, the demo bench started two points in one
+        # poll, three ran at 0.56 of a core each, two ended outside their bounds and the
+        # run took 391 s against 295 (docs/bench/2026-11-30-jobs-auto-most-seen.txt).
         self.finished_cores: float | None = None
 
     def allows(self, children: list[Child]) -> bool:
