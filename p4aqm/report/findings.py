@@ -317,7 +317,8 @@ def _absolute_where_b_is_zero(check: Check, b: Side) -> Check:
     taken in the metric's own unit when a run of b is 0: a percent of 0 has no value, and
     the sign, all such a claim asks, is the same either way (Dunigan et al.'s untuned
     stream retransmitted nothing)."""
-    if check.relative and check.percent is None and any(run.value == 0 for run in b.runs):
+    direction = check.expect in ("lower", "higher")
+    if direction and check.relative and check.percent is None and 0 in b.values:
         return check.model_copy(update={"by": 0.0})
     return check
 

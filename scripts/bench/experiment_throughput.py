@@ -72,10 +72,9 @@ def run_mode(experiment: Path, folder: Path, jobs: str) -> ModeRun:
     # The concurrent runner says "(N running)", the new point included, as it starts each
     # point: each start's time into the run and its N, read as the lines come.
     starts: list[tuple[float, int]] = []
-    wide = {**os.environ, "COLUMNS": "1000"}  # rich wraps at 80 columns into a pipe
-    with subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=wide
-    ) as process:
+    # rich wraps at 80 columns into a pipe; the run's errors go to our stderr.
+    wide = {**os.environ, "COLUMNS": "1000"}
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=wide) as process:
         assert process.stdout is not None
         for line in process.stdout:
             if found := re.search(r"\((\d+) running\)", line):
