@@ -12,6 +12,8 @@ Method:
   WARMUP_S, for MEASURE_S: each router's CPU seconds per second (utime + stime of all
   its threads, /proc/<pid>/task/*/stat) as % of a core, and per thread: its user and
   kernel shares, wake-ups per second (voluntary context switches), and CPU per wake-up.
+  Beside it, wake_floor's floor at the routers' median packet rate with the defaults: the
+  CPU of one bare timed wake-up per packet sent.
   The kernel share holds the system calls and, since a veth delivers to its peer in the
   sender's thread, the hosts' stacks receiving what the router sent. Target: at most 3 % of a
   core. Beside it, the figure measured by this method with commit 5a3a15b's switch
@@ -42,6 +44,8 @@ import time
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+
+import wake_floor
 
 from p4aqm.controller import EmulationFidelity
 from p4aqm.topology import BOTTLENECK_PORT, LEFT, RIGHT, Dumbbell, DumbbellSpec
@@ -215,6 +219,7 @@ def report(per_packet_s: float) -> list[str]:
         ("auto", None): "both routers on one CPU, idle CPUs halting",
         (None, None): "baseline: the scheduler's placement, idle CPUs halting",
     }
+    default_pps: list[float] = []
     for run in range(PLACEMENT_RUNS):
         for (choice, latency_us), what in setups.items():
             routers, forward_mbps, reverse_mbps = router_cpu(choice, latency_us)
@@ -226,7 +231,9 @@ def report(per_packet_s: float) -> list[str]:
             )
             for router in routers:
                 lines += _router_lines(router, per_packet_s)
-    return lines
+            if (choice, latency_us) == ("auto", 0):
+                default_pps += [router.packets_per_s for router in routers]
+    return lines + wake_floor.report(statistics.median(default_pps), TARGET_CORE_SHARE)
 
 
 def _router_lines(router: RouterCpu, per_packet_s: float) -> list[str]:
