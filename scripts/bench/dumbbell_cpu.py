@@ -12,12 +12,12 @@ Method:
   WARMUP_S, for MEASURE_S: each router's CPU seconds per second (utime + stime of all
   its threads, /proc/<pid>/task/*/stat) as % of a core, and per thread: its user and
   kernel shares, wake-ups per second (voluntary context switches), and CPU per wake-up.
-  Beside it, wake_floor's floor at the routers' median packet rate with the defaults: the
-  CPU of one bare timed wake-up per packet sent.
   The kernel share holds the system calls and, since a veth delivers to its peer in the
   sender's thread, the hosts' stacks receiving what the router sent. Target: at most 3 % of a
   core. Beside it, the figure measured by this method with commit 5a3a15b's switch
-  (BEFORE_CORE_SHARE), before the switch's one event loop.
+  (BEFORE_CORE_SHARE), before the switch's one event loop; and after all runs,
+  wake_floor's CPU of one bare timed wake-up per packet sent, at the routers' median packet
+  rate with the defaults.
 - placement and idle CPUs: the routers are measured with DumbbellSpec's defaults (held
   to one CPU, routers_cpu "auto" at 10 Mbit/s; idle CPUs polling, cpu_latency_us 0), on
   one CPU with idle CPUs halting (cpu_latency_us None), and, as the baseline in the same

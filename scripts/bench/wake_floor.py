@@ -23,7 +23,7 @@ import sys
 from p4aqm.topology.cpu_latency import CpuLatencyLimit
 
 WAKES = 10_000
-LOOPS = 100_000  # of the zero-timeout loop, which takes about 1 us a turn
+LOOPS = 100_000  # of the zero-timeout loop, which takes under 1 us a turn
 RUNS = 3
 # The same cost inside a router, where other work shares its CPU, with today's defaults:
 # epoll_pwait2's share (44.9 %) of p4ar1's event loop thread at 8.7 % of a core
@@ -47,6 +47,8 @@ def _run_time_ns() -> int:
 
 def _sleep_and_wake(gap_ns: int, wakes: int) -> float:
     """This thread's CPU ns per turn of a loop of timed sleeps in epoll."""
+    # libc's epoll_pwait2 through ctypes: select.epoll rounds its timeout up to whole ms,
+    # and the router's sleeps are a fraction of one.
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_TIMERSLACK, TIMER_SLACK_NS, 0, 0, 0)
     os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(REALTIME_PRIORITY))
@@ -63,9 +65,10 @@ def _sleep_and_wake(gap_ns: int, wakes: int) -> float:
 
 
 def _ns_per_turn(gap_ns: int, turns: int) -> float:
+    # Its stderr passes through, so a refused SCHED_FIFO or epoll says why.
     out = subprocess.run(
         [sys.executable, __file__, str(gap_ns), str(turns)],
-        capture_output=True,
+        stdout=subprocess.PIPE,
         text=True,
         check=True,
     )
